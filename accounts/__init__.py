@@ -1,0 +1,1 @@
+"""Accounts: the custom user, sign-up with the 18+ gate, profiles and the age-gate job."""

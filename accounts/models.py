@@ -1,0 +1,131 @@
+"""The house's user: an e-mail log-in, a unique display name, a date of birth and an age status."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, ClassVar
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractUser, BaseUserManager
+from django.db import models
+from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
+
+
+class AgeStatus(models.TextChoices):
+    DECLARED = "declared", _("Declared (adult by their own word)")
+    VERIFIED = "verified", _("Verified by staff")
+    SUSPENDED = "suspended", _("Suspended")
+
+
+class UserManager(BaseUserManager["User"]):
+    use_in_migrations = True
+
+    def _create(self, email: str, password: str | None, **extra: Any) -> User:
+        if not email:
+            raise ValueError("An e-mail address is required.")
+        user = self.model(email=self.normalize_email(email), **extra)
+        user.set_password(password)
+        user.save(using=self._db)
+        return user
+
+    def create_user(self, email: str, password: str | None = None, **extra: Any) -> User:
+        extra.setdefault("is_staff", False)
+        extra.setdefault("is_superuser", False)
+        return self._create(email, password, **extra)
+
+    def create_superuser(self, email: str, password: str | None = None, **extra: Any) -> User:
+        extra.setdefault("is_staff", True)
+        extra.setdefault("is_superuser", True)
+        if isinstance(extra.get("date_of_birth"), str):
+            extra["date_of_birth"] = dt.date.fromisoformat(extra["date_of_birth"])
+        return self._create(email, password, **extra)
+
+
+class User(AbstractUser):
+    username = None  # type: ignore[assignment]
+    first_name = None  # type: ignore[assignment]
+    last_name = None  # type: ignore[assignment]
+    email = models.EmailField(_("e-mail address"), unique=True)
+    display_name = models.CharField(
+        _("display name"),
+        max_length=24,
+        help_text=_(
+            "What other players see at the table. 3 to 24 letters, digits, spaces, - or _."
+        ),
+    )
+    date_of_birth = models.DateField(_("date of birth"))
+    age_status = models.CharField(
+        _("age status"), max_length=10, choices=AgeStatus.choices, default=AgeStatus.DECLARED
+    )
+    age_status_changed_at = models.DateTimeField(_("age status changed"), null=True, blank=True)
+    reported_underage = models.BooleanField(
+        _("reported underage"),
+        default=False,
+        help_text=_("Set by staff on a report; the age-gate job suspends the account."),
+    )
+    needs_age_review = models.BooleanField(
+        _("needs age review"),
+        default=False,
+        help_text=_("In the age-review queue until a staff member acts on it."),
+    )
+    time_zone = models.CharField(_("time zone"), max_length=64, default="UTC")
+    language = models.CharField(
+        _("language"), max_length=8, choices=settings.LANGUAGES, default="en", blank=True
+    )
+
+    USERNAME_FIELD = "email"
+    EMAIL_FIELD = "email"
+    REQUIRED_FIELDS: ClassVar[list[str]] = ["display_name", "date_of_birth"]
+
+    objects = UserManager()  # type: ignore[misc]
+
+    class Meta:
+        verbose_name = _("player")
+        verbose_name_plural = _("players")
+        constraints = [
+            models.UniqueConstraint(Lower("display_name"), name="unique_display_name_ci"),
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name or self.email
+
+    def get_full_name(self) -> str:
+        return self.display_name
+
+    def get_short_name(self) -> str:
+        return self.display_name
+
+
+class AgeStatusChange(models.Model):
+    """One change of a user's age status: who made it (staff, or the age-gate job), when, why."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="age_changes")
+    old_status = models.CharField(max_length=10, choices=AgeStatus.choices)
+    new_status = models.CharField(max_length=10, choices=AgeStatus.choices)
+    changed_by = models.ForeignKey(
+        User,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text=_("Empty when the daily age-gate job made the change."),
+    )
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name = _("age status change")
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.old_status} → {self.new_status}"
+
+
+class AgeReview(User):
+    """The admin's age-review queue: accounts a staff member should look at."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("age review")
+        verbose_name_plural = _("age-review queue")

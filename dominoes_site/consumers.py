@@ -1,0 +1,87 @@
+"""The base of every socket: only adults with an active account get in.
+
+`HouseConsumer` checks the user at connect (closing with 4001 when not logged in and 4003 when
+the account may not play), joins the user's own group so that the house can close the user's
+sockets when the account is suspended, and answers pings with the server time (clients use it
+to draw clocks from the server's time, not their own).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from accounts.services import user_group_name, user_may_play
+
+CLOSE_NOT_LOGGED_IN = 4001
+CLOSE_NOT_ALLOWED = 4003
+CLOSE_ABUSE = 4008
+MAX_FRAME_BYTES = 4096
+
+
+class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    user_group: str | None = None
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_NOT_LOGGED_IN)
+            return
+        if not await database_sync_to_async(user_may_play)(user):
+            await self.close(code=CLOSE_NOT_ALLOWED)
+            return
+        self.user_group = user_group_name(user.pk)
+        await self.channel_layer.group_add(self.user_group, self.channel_name)
+        await self.accept()
+        await self.on_accepted()
+
+    async def on_accepted(self) -> None:
+        """Hook for subclasses: the socket is open and the user may play."""
+
+    async def disconnect(self, code: int) -> None:
+        if self.user_group:
+            await self.channel_layer.group_discard(self.user_group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if text_data is None:
+            await self.send_error("bad_frame", "Only JSON text messages are understood.")
+            return
+        if len(text_data) > MAX_FRAME_BYTES:
+            await self.send_error("too_large", f"Messages are limited to {MAX_FRAME_BYTES} bytes.")
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            await self.send_error("bad_json", "That message is not valid JSON.")
+            return
+        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+            await self.send_error("bad_message", "A message is a JSON object with a 'type'.")
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
+        if content["type"] == "ping":
+            await self.send_json({"type": "pong", "server_time": time.time()})
+            return
+        await self.send_error("unknown_type", f"Unknown message type {content['type'][:40]!r}.")
+
+    async def send_error(self, code: str, message: str, **extra: Any) -> None:
+        await self.send_json({"type": "error", "code": code, "message": message, **extra})
+
+    async def account_suspended(self, event: dict[str, Any]) -> None:
+        """Sent to the user's group when the account may no longer play."""
+        await self.send_json(
+            {"type": "suspended", "message": event.get("message", "Your account is suspended.")}
+        )
+        await self.close(code=CLOSE_NOT_ALLOWED)
+
+
+class HeartbeatConsumer(HouseConsumer):
+    """`/ws/heartbeat/`: tells the page the server is there, and the server's time."""
+
+    async def on_accepted(self) -> None:
+        await self.send_json({"type": "hello", "server_time": time.time()})

@@ -1,0 +1,33 @@
+"""Values every template can use: the site's name and the navigation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext_lazy as _
+
+# Navigation entries, each shown once its page exists (later apps add their URL names).
+NAVIGATION = [
+    ("lobby", _("Lobby")),
+    ("tournaments:list", _("Tournaments")),
+    ("ledger:locker", _("Locker")),
+    ("accounts:my_profile", _("Profile")),
+    ("rules", _("Rules")),
+]
+
+
+def _navigation(request: HttpRequest) -> list[dict[str, Any]]:
+    items = []
+    for name, label in NAVIGATION:
+        try:
+            url = reverse(name)
+        except NoReverseMatch:
+            continue
+        items.append({"url": url, "label": label, "current": request.path.startswith(url)})
+    return items
+
+
+def site(request: HttpRequest) -> dict[str, Any]:
+    return {"site_name": "Dominologist", "navigation": _navigation(request)}

@@ -1,0 +1,16 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from accounts import views as account_views
+from dominoes_site import health, views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("rules/", views.rules, name="rules"),
+    path("healthz", health.healthz, name="healthz"),
+    path("i18n/setlang/", account_views.set_language, name="set_language"),
+    path("accounts/signup/", account_views.signup, name="account_signup"),
+    path("accounts/", include("allauth.urls")),
+    path("", include("accounts.urls")),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,1 @@
+"""The ledger: Dominologist Dollars, money on the books, the Commissary (double entry)."""

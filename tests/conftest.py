@@ -1,0 +1,81 @@
+"""Shared fixtures: named players (alice, bob), staff, and the real channel layer's database."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from accounts.models import AgeStatus, User
+
+PASSWORD = "correct-horse-battery-9"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def channel_layer_database(django_db_setup: None, django_db_blocker: Any) -> None:
+    """On the embedded default the channel layer is a SQLite file of its own: give it its tables."""
+    if "channels" in settings.DATABASES:
+        with django_db_blocker.unblock():
+            call_command("migrate", database="channels", verbosity=0)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Iterator[None]:
+    """Rate limits live in the cache: every test starts with none used."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def make_user(db: None) -> Callable[..., User]:
+    def make(
+        name: str,
+        *,
+        born: dt.date = dt.date(1990, 5, 17),
+        staff: bool = False,
+        status: str = AgeStatus.DECLARED,
+    ) -> User:
+        maker = User.objects.create_superuser if staff else User.objects.create_user
+        return maker(
+            f"{name.lower()}@example.com",
+            PASSWORD,
+            display_name=name,
+            date_of_birth=born,
+            age_status=status,
+        )
+
+    return make
+
+
+@pytest.fixture
+def alice(make_user: Callable[..., User]) -> User:
+    return make_user("Alice")
+
+
+@pytest.fixture
+def bob(make_user: Callable[..., User]) -> User:
+    return make_user("Bob")
+
+
+@pytest.fixture
+def warden(make_user: Callable[..., User]) -> User:
+    return make_user("Warden", staff=True, status=AgeStatus.VERIFIED)
+
+
+@pytest.fixture
+def frozen_today(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[dt.date], None]]:
+    """Set the server's 'now' to noon UTC on the given day."""
+    from django.utils import timezone
+
+    def freeze(day: dt.date) -> None:
+        moment = dt.datetime(day.year, day.month, day.day, 12, 0, tzinfo=dt.UTC)
+        monkeypatch.setattr(timezone, "now", lambda: moment)
+
+    yield freeze

@@ -1,0 +1,1 @@
+"""Tournaments: events, entries, rounds and matches, run by Celery sweeps."""
