@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils import timezone
+from django.conf import settings
+from django.utils import timezone, translation
 
 from accounts.services import refusal_reason
 
@@ -35,7 +36,11 @@ class AgeGateMiddleware:
 
 
 class UserPreferencesMiddleware:
-    """Shows times in the player's own time zone."""
+    """Shows times in the player's own time zone, and pages in their language.
+
+    The language switch sets a cookie; a player logging in on a new browser (no cookie yet)
+    gets the language saved on their account.
+    """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -47,6 +52,9 @@ class UserPreferencesMiddleware:
                 timezone.activate(zoneinfo.ZoneInfo(user.time_zone))
             except (zoneinfo.ZoneInfoNotFoundError, ValueError):
                 timezone.deactivate()
+            if user.language and settings.LANGUAGE_COOKIE_NAME not in request.COOKIES:
+                translation.activate(user.language)
+                request.LANGUAGE_CODE = user.language
         else:
             timezone.deactivate()
         return self.get_response(request)

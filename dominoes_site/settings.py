@@ -21,6 +21,18 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
 if (BASE_DIR / ".env").exists():
     environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+# Our variables (all documented in .env.example): set to nothing means "use the default".
+HOUSE_VARIABLES = (
+    "DEBUG SECRET_KEY ALLOWED_HOSTS CSRF_TRUSTED_ORIGINS VAR_DIR LOG_LEVEL DATABASE_URL "
+    "CONN_MAX_AGE REDIS_URL CHANNELS_PREFIX CELERY_BROKER_URL CELERY_POLL_SECONDS "
+    "CHANNELS_POLL_SECONDS CELERY_TASK_ALWAYS_EAGER CELERY_CONCURRENCY "
+    "ACCOUNT_EMAIL_VERIFICATION AGE_VERIFY_WITHIN_DAYS EMAIL_URL DEFAULT_FROM_EMAIL "
+    "SECURE_SSL_REDIRECT SECURE_HSTS_SECONDS SECURE_HSTS_INCLUDE_SUBDOMAINS SECURE_HSTS_PRELOAD "
+    "HOST PORT"
+).split()
+for _name in HOUSE_VARIABLES:
+    if os.environ.get(_name) == "":
+        del os.environ[_name]
 
 # Under pytest everything the tests write (databases, broker folders) goes to var/test/, one set
 # per xdist worker, so a running `make run` and the suite never share a file.
@@ -116,7 +128,8 @@ SQLITE_OPTIONS = {
 DATABASE_URL = env.str("DATABASE_URL", default="")
 if DATABASE_URL:
     DATABASES = {"default": env.db_url_config(DATABASE_URL)}
-    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+    # Tests close every connection after each use so that no thread holds the test database.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0 if TESTING else env.int("CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 else:
     DATABASES = {

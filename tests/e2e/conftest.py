@@ -1,0 +1,107 @@
+"""Browser tests: a real daphne on the test database, driven by Playwright in Debian's Chromium.
+
+The server is daphne in a forked process (so it shares the test settings and database), serving
+the whole ASGI stack: pages, static files and WebSockets. Pages are waited on through flags they
+set (`window.wsReady`, data attributes), never through sleeps.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+WIDTHS = {"phone": (375, 812), "desktop": (1440, 900)}
+
+
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    for item in items:
+        if "/e2e/" in str(item.fspath):
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        if os.environ.get("REQUIRE_BROWSER"):
+            pytest.fail(f"Chromium is required here but {CHROMIUM} is missing.")
+        pytest.skip(f"Debian's Chromium is not installed at {CHROMIUM} (apt-get install chromium).")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the test's own ORM calls (to set up
+    # and check data) are still synchronous, which Django allows only when told.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+def _child_setup() -> None:
+    """In the forked server: start the channel layer afresh (its pools and loops were the parent's)."""
+    from channels.layers import channel_layers
+
+    import dominoes_site.layer as layer_module
+
+    channel_layers.backends.clear()
+    layer_module._loop = None
+
+
+@pytest.fixture
+def live_server_url(transactional_db: None) -> Iterator[str]:
+    from daphne.testing import DaphneProcess
+    from django.db import connections
+
+    from dominoes_site.asgi import application
+
+    connections.close_all()
+    process = DaphneProcess("127.0.0.1", lambda: application, setup=_child_setup)
+    process.daemon = True
+    process.start()
+    if not process.ready.wait(timeout=30):
+        raise RuntimeError("daphne did not start")
+    url = f"http://localhost:{process.port.value}"
+    yield url
+    process.terminate()
+    process.join(timeout=10)
+    if process.is_alive():
+        process.kill()
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
+    contexts: list[Any] = []
+
+    def make(width: str = "desktop", **options: Any) -> Any:
+        w, h = WIDTHS[width]
+        context = browser.new_context(viewport={"width": w, "height": h}, **options)
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def screenshot(page: Any, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
