@@ -5,9 +5,9 @@ from __future__ import annotations
 import zoneinfo
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.conf import settings
 from django.utils import timezone, translation
 
 from accounts.services import refusal_reason

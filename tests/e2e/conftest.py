@@ -54,7 +54,7 @@ def browser() -> Iterator[Any]:
 
 
 def _child_setup() -> None:
-    """In the forked server: start the channel layer afresh (its pools and loops were the parent's)."""
+    """In the forked server: start the channel layer afresh (the pools were the parent's)."""
     from channels.layers import channel_layers
 
     import dominoes_site.layer as layer_module
