@@ -194,13 +194,14 @@ else:
     INSTALLED_APPS.append("channels_lite")
     DATABASE_ROUTERS = ["dominoes_site.db_routers.HouseRouter"]
     BROKER_DIR = VAR_DIR / "broker"
-    for _sub in ("queue", "processed"):
+    for _sub in ("queue", "processed", "control"):
         (BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost/")
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
         "data_folder_out": str(BROKER_DIR / "queue"),
         "processed_folder": str(BROKER_DIR / "processed"),
+        "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
         "polling_interval": env.float("CELERY_POLL_SECONDS", default=0.05),
     }
