@@ -1,0 +1,115 @@
+"""Engine speed: seeded random full hands, 4 players x 7, Citizen rules, against `dominoes`.
+
+    python bench/engine_speed.py [--hands N] [--seed S] [--repeat R]
+
+Plays N random hands with our engine (legal_actions + apply, events and scoring included: the
+first-hand lead rule, the doubles choice, forced passes, locked boards, the count) and, in the
+same run, N random hands with the `dominoes` package (a simpler game: a plain line, no scoring).
+Prints hands/second for each, the ratio ours/theirs (best of R rounds each), and the size of a
+serialised mid-game state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import dominoes  # type: ignore[import-untyped]
+
+from engine import GameState, Phase, TableSettings, full_set
+
+SETTINGS = TableSettings.build("citizen", players=4)
+BONES = full_set(6)
+
+
+def ours(hands: int, seed: int) -> int:
+    """Play ``hands`` random hands; return the number of actions applied."""
+    rng = random.Random(seed)
+    choice = rng.choice
+    shuffle = rng.shuffle
+    actions = 0
+    done = 0
+    state = GameState.new(SETTINGS)
+    while done < hands:
+        if state.phase is not Phase.AWAITING_DEAL:
+            state = GameState.new(SETTINGS)
+        order = BONES[:]
+        shuffle(order)
+        state.deal(order)
+        if state.phase is Phase.AWAITING_DEAL:
+            continue  # a redeal (never with 4 x 7, where every double is dealt)
+        while state.phase is Phase.PLAYING or state.phase is Phase.CHOOSING_DOUBLES:
+            state.apply(choice(state.legal_actions()))
+            actions += 1
+        done += 1
+    return actions
+
+
+def theirs(hands: int, seed: int) -> int:
+    random.seed(seed)
+    moves = 0
+    for _ in range(hands):
+        game = dominoes.Game.new()
+        while game.result is None:
+            dominoes.players.random(game)
+            game.make_move(*game.valid_moves[0])
+            moves += 1
+    return moves
+
+
+def mid_game_state_size(seed: int) -> tuple[int, int]:
+    """Bytes of a compact JSON state after about half a hand (4 x 7), and of one with a yard
+    (2 x 7 after some draws)."""
+    sizes = []
+    for players in (4, 2):
+        rng = random.Random(seed)
+        state = GameState.new(TableSettings.build("citizen_gym", players=players))
+        order = BONES[:]
+        rng.shuffle(order)
+        state.deal(order)
+        for _ in range(12):
+            if state.phase is not Phase.PLAYING and state.phase is not Phase.CHOOSING_DOUBLES:
+                break
+            state.apply(rng.choice(state.legal_actions()))
+        sizes.append(len(json.dumps(state.to_json(), separators=(",", ":"))))
+    return sizes[0], sizes[1]
+
+
+def best_rate(run: object, hands: int, seed: int, repeat: int) -> tuple[float, int]:
+    assert callable(run)
+    best = 0.0
+    steps = 0
+    for r in range(repeat):
+        start = time.perf_counter()
+        steps = run(hands, seed + r)
+        elapsed = time.perf_counter() - start
+        best = max(best, hands / elapsed)
+    return best, steps
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    ours_rate, our_actions = best_rate(ours, args.hands, args.seed, args.repeat)
+    their_rate, their_moves = best_rate(theirs, args.hands, args.seed, args.repeat)
+    size4, size2 = mid_game_state_size(args.seed)
+    print(f"hands per round: {args.hands}, best of {args.repeat}, seed {args.seed}")
+    print(f"engine:   {ours_rate:9.0f} hands/s  ({our_actions / args.hands:.1f} actions/hand)")
+    print(f"dominoes: {their_rate:9.0f} hands/s  ({their_moves / args.hands:.1f} moves/hand)")
+    print(f"ratio engine/dominoes: {ours_rate / their_rate:.2f}x")
+    print(f"mid-game state JSON: {size4} bytes (4 x 7), {size2} bytes (2 x 7 with a yard)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
