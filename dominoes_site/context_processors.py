@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 # Navigation entries, each shown once its page exists (later apps add their URL names).
 NAVIGATION = [
-    ("lobby", _("Lobby")),
+    ("tables:lobby", _("Lobby")),
     ("tournaments:list", _("Tournaments")),
     ("ledger:locker", _("Locker")),
     ("accounts:my_profile", _("Profile")),

@@ -3,7 +3,10 @@
 from django.urls import path
 
 from dominoes_site.consumers import HeartbeatConsumer
+from tables.consumers import LobbyConsumer, TableConsumer
 
 websocket_urlpatterns = [
     path("ws/heartbeat/", HeartbeatConsumer.as_asgi()),
+    path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),
+    path("ws/lobby/", LobbyConsumer.as_asgi()),
 ]

@@ -12,5 +12,6 @@ urlpatterns = [
     path("accounts/signup/", account_views.signup, name="account_signup"),
     path("accounts/", include("allauth.urls")),
     path("", include("accounts.urls")),
+    path("", include("tables.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -20,13 +20,18 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 WIDTHS = {"phone": (375, 812), "desktop": (1440, 900)}
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
-    for item in items:
-        if "/e2e/" in str(item.fspath):
-            item.add_marker(pytest.mark.e2e)
+    """Browser tests run last: Playwright's sync API keeps an event loop running in the main
+    thread while a browser is open, which the async socket tests cannot share."""
+    browser_tests = [item for item in items if "/e2e/" in str(item.fspath)]
+    for item in browser_tests:
+        item.add_marker(pytest.mark.e2e)
+        items.remove(item)
+    items.extend(browser_tests)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
         if os.environ.get("REQUIRE_BROWSER"):
@@ -37,6 +42,13 @@ def browser() -> Iterator[Any]:
     # Playwright's sync API runs an event loop in this thread; the test's own ORM calls (to set up
     # and check data) are still synchronous, which Django allows only when told.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        yield from _launch(sync_playwright)
+    finally:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+def _launch(sync_playwright: Any) -> Iterator[Any]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM,

@@ -1,0 +1,200 @@
+"""Tables, seats, games, hands (with their fair-deal commitments), actions and the event log.
+
+A table's `seq` is its event number: every change anyone can see raises it by one and is kept as
+a `TableEvent`, so a client that reconnects gets what it missed. A game's `version` is raised by
+every action applied to it; actions name the version they were made against (compare-and-set).
+The game's `state` is the engine's JSON, a cache of its deals and actions.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+MODE_CHOICES = [
+    ("citizen", _("Citizen")),
+    ("citizen_gym", _("Citizen Gym")),
+    ("inmate", _("Inmate")),
+    ("inmate_gym", _("Inmate Gym")),
+    ("fives", _("Fives")),
+    ("threes", _("Threes")),
+]
+
+
+def new_invite_code() -> str:
+    return secrets.token_urlsafe(9)
+
+
+class Table(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", _("Waiting for players")
+        PLAYING = "playing", _("Playing")
+        FINISHED = "finished", _("Finished")
+        ABORTED = "aborted", _("Aborted")
+
+    mode = models.CharField(max_length=12, choices=MODE_CHOICES)
+    settings = models.JSONField(help_text=_("The engine's table settings (validated)."))
+    host = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_tables"
+    )
+    private = models.BooleanField(default=False)
+    invite_code = models.CharField(max_length=16, default=new_invite_code, unique=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    seq = models.PositiveIntegerField(default=0, help_text=_("The table's event number."))
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "private"])]
+
+    def __str__(self) -> str:
+        return f"Table {self.pk} ({self.get_mode_display()})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("tables:table", args=[self.pk])
+
+    @property
+    def players(self) -> int:
+        return int(self.settings["players"])
+
+
+class Seat(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="seats",
+    )
+    ready = models.BooleanField(default=False)
+    joined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="one_seat_number_per_table"),
+            models.UniqueConstraint(
+                fields=["table", "user"],
+                condition=Q(user__isnull=False),
+                name="one_seat_per_player_per_table",
+            ),
+            models.CheckConstraint(
+                condition=Q(user__isnull=False) | Q(ready=False), name="empty_seat_not_ready"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} seat {self.number}"
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        WAITING = "waiting", _("Waiting for players")
+        PLAYING = "playing", _("Playing")
+        FINISHED = "finished", _("Finished")
+        ABORTED = "aborted", _("Aborted")
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="games")
+    number = models.PositiveSmallIntegerField(default=1)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    state = models.JSONField()
+    version = models.PositiveIntegerField(default=0)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    players = models.JSONField(help_text=_("User ids by seat number when the game started."))
+    result = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="one_game_number_per_table"),
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=Q(status__in=["waiting", "playing"]),
+                name="one_live_game_per_table",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Game {self.pk} at table {self.table_id}"
+
+
+class Hand(models.Model):
+    """One deal: the server's secret seed, its published commitment and the washers' entropy."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveSmallIntegerField()
+    server_seed = models.CharField(max_length=64, help_text=_("Secret until the hand is over."))
+    commitment = models.CharField(max_length=64, help_text=_("SHA-256 of the server seed."))
+    contributions = models.JSONField(
+        default=dict, help_text=_("Each washing seat's random value, by seat number.")
+    )
+    washers = models.JSONField(null=True, blank=True)
+    dealt_at = models.DateTimeField(null=True, blank=True)
+    revealed = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["game", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="one_hand_number_per_game"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Hand {self.number} of game {self.game_id}"
+
+
+class GameAction(models.Model):
+    """The append-only log of what was applied to a game: the game can be rebuilt from it."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions")
+    version = models.PositiveIntegerField(help_text=_("The game version the action produced."))
+    seat = models.SmallIntegerField(null=True)
+    kind = models.CharField(max_length=16)
+    action = models.JSONField()
+    by_server = models.BooleanField(default=False, help_text=_("A forced pass or a deal."))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "version"], name="one_action_per_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} v{self.version}: {self.kind}"
+
+
+class TableEvent(models.Model):
+    """What changed at a table, as each audience may see it: kept for reconnecting clients."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    public = models.JSONField(help_text=_("The events as a spectator sees them."))
+    private = models.JSONField(
+        default=dict, help_text=_("Per seat number, the events as that seat sees them.")
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["table", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "seq"], name="one_event_per_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"table {self.table_id} #{self.seq}"
+
+    def for_seat(self, seat: int | None) -> list[dict[str, Any]]:
+        if seat is not None and str(seat) in self.private:
+            return list(self.private[str(seat)])
+        return list(self.public)

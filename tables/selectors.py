@@ -1,0 +1,79 @@
+"""Read models of a table: its public picture, each seat's view of the game, the event log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import GameState, public_view, seat_view
+from tables.models import Game, Table, TableEvent
+
+#: A client further behind than this many events gets a snapshot instead of the events.
+MAX_REPLAY = 200
+
+
+def live_game(table: Table) -> Game | None:
+    return (
+        table.games.filter(status__in=[Game.Status.WAITING, Game.Status.PLAYING])
+        .order_by("-number")
+        .first()
+        or table.games.order_by("-number").first()
+    )
+
+
+def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
+    """What anyone at or watching the table sees of it, apart from the game."""
+    seats = list(table.seats.select_related("user").order_by("number"))
+    hand = game.hands.filter(dealt_at=None).order_by("number").first() if game else None
+    return {
+        "id": table.pk,
+        "mode": table.mode,
+        "title": table.get_mode_display(),
+        "status": table.status,
+        "host": table.host_id,
+        "private": table.private,
+        "settings": table.settings,
+        "seats": [
+            {
+                "number": s.number,
+                "player": None
+                if s.user is None
+                else {"id": s.user.pk, "name": s.user.display_name},
+                "ready": s.ready,
+            }
+            for s in seats
+        ],
+        "commitment": None if hand is None else {"hand": hand.number, "sha256": hand.commitment},
+        "game_version": None if game is None else game.version,
+        "game_number": None if game is None else game.number,
+    }
+
+
+def game_view(
+    game: Game | None, seat: int | None, state: GameState | None = None
+) -> dict[str, Any] | None:
+    """The engine's view of the game for a seat (or a spectator when `seat` is None)."""
+    if game is None or game.status == Game.Status.WAITING:
+        return None
+    state = state or GameState.from_json(game.state)
+    view = public_view(state) if seat is None else seat_view(state, seat)
+    view["version"] = game.version
+    return view
+
+
+def seat_number(table: Table, game: Game | None, user_id: int | None) -> int | None:
+    """The seat this user plays at this table (from the game once it has started)."""
+    if user_id is None:
+        return None
+    if game is not None and game.status != Game.Status.WAITING and user_id in game.players:
+        return list(game.players).index(user_id)
+    return table.seats.filter(user_id=user_id).values_list("number", flat=True).first()
+
+
+def events_since(table: Table, last_seq: int, seat: int | None) -> list[dict[str, Any]] | None:
+    """The events after `last_seq` as `seat` may see them; None when too far behind to replay."""
+    if last_seq > table.seq or table.seq - last_seq > MAX_REPLAY:
+        return None
+    rows = list(TableEvent.objects.filter(table=table, seq__gt=last_seq).order_by("seq"))
+    if len(rows) != table.seq - last_seq:
+        return None
+    return [{"seq": row.seq, "events": row.for_seat(seat)} for row in rows]

@@ -1,0 +1,424 @@
+"""Table services: the only code that writes tables, seats, games, hands and their events.
+
+Every function is one short transaction. Game actions name the game version they were made
+against and are applied with a compare-and-set on it; every visible change raises the table's
+event number (`seq`) with a compare-and-set too, so two writers never both succeed on a stale
+read. Broadcasts leave only after commit (tables.broadcast).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.services import AccountNotAllowed, ensure_may_play
+from engine import (
+    ActionError,
+    Event,
+    GameState,
+    Pass,
+    Phase,
+    TableSettings,
+    parse_action,
+)
+from tables import broadcast
+from tables.fairdeal import commitment_of, is_entropy, new_seed, shuffled_set
+from tables.models import Game, GameAction, Hand, Seat, Table, TableEvent
+
+log = logging.getLogger(__name__)
+
+#: How many automatic steps (forced passes, deals, redeals) may follow one action: a bound, so
+#: that a bug can never spin forever inside a transaction.
+MAX_AUTOMATIC_STEPS = 64
+
+
+class TableError(Exception):
+    """A refused table request: a stable `code` and words for the player. Nothing changed."""
+
+    def __init__(self, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+class StaleVersion(TableError):
+    def __init__(self, current: int) -> None:
+        super().__init__(
+            "stale",
+            _("The game moved on before your move arrived; here is where it stands now."),
+            version=current,
+        )
+
+
+# --- creating tables --------------------------------------------------------------------------
+
+
+def table_create(*, host: Any, mode: str, private: bool = False, **options: Any) -> Table:
+    """A new table with the mode's defaults and `options` (validated by the engine).
+
+    The host takes seat 0. Raises SettingsError (naming the setting) or AccountNotAllowed.
+    """
+    ensure_may_play(host)
+    settings = TableSettings.build(mode, **options)
+    with transaction.atomic():
+        table = Table.objects.create(
+            mode=settings.mode.value, settings=settings.to_dict(), host=host, private=private
+        )
+        Seat.objects.bulk_create(
+            Seat(
+                table=table,
+                number=n,
+                user=host if n == 0 else None,
+                joined_at=timezone.now() if n == 0 else None,
+            )
+            for n in range(settings.players)
+        )
+        game = Game.objects.create(
+            table=table,
+            number=1,
+            status=Game.Status.WAITING,
+            state=GameState.new(settings).to_json(),
+            players=[None] * settings.players,
+        )
+        _new_hand(game, 1)
+        _record(table, public=[{"type": "table_created"}])
+    return table
+
+
+def _new_hand(game: Game, number: int) -> Hand:
+    seed = new_seed()
+    return Hand.objects.create(
+        game=game, number=number, server_seed=seed, commitment=commitment_of(seed)
+    )
+
+
+# --- seats ------------------------------------------------------------------------------------
+
+
+def _open_table(table_id: int) -> Table:
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    if table is None:
+        raise TableError("no_table", _("There is no such table."))
+    return table
+
+
+def _waiting_game(table: Table) -> Game:
+    game = table.games.filter(status=Game.Status.WAITING).first()
+    if game is None:
+        raise TableError("game_started", _("Seats can't change once the game has started."))
+    return game
+
+
+def seat_take(*, table_id: int, user: Any, number: int) -> Table:
+    """Sit `user` in seat `number` (moving them if they already sit elsewhere at this table)."""
+    try:
+        ensure_may_play(user)
+    except AccountNotAllowed as exc:
+        raise TableError("not_allowed", exc.message) from exc
+    with transaction.atomic():
+        table = _open_table(table_id)
+        _waiting_game(table)
+        seats = {s.number: s for s in table.seats.select_related("user")}
+        seat = seats.get(number)
+        if seat is None:
+            raise TableError("no_such_seat", _("This table has no such seat."))
+        if seat.user_id == user.pk:
+            return table
+        if seat.user_id is not None:
+            raise TableError("seat_taken", _("That seat is taken."))
+        events: list[dict[str, Any]] = []
+        for other in seats.values():
+            if other.user_id == user.pk:
+                Seat.objects.filter(pk=other.pk).update(user=None, ready=False, joined_at=None)
+                events.append({"type": "seat_left", "seat": other.number})
+        try:
+            with transaction.atomic():
+                Seat.objects.filter(pk=seat.pk).update(
+                    user=user, ready=False, joined_at=timezone.now()
+                )
+        except IntegrityError as exc:
+            raise TableError("seat_taken", _("That seat is taken.")) from exc
+        events.append(
+            {
+                "type": "seat_taken",
+                "seat": number,
+                "player": {"id": user.pk, "name": user.display_name},
+            }
+        )
+        _record(table, public=events)
+    return table
+
+
+def seat_leave(*, table_id: int, user: Any) -> Table:
+    with transaction.atomic():
+        table = _open_table(table_id)
+        _waiting_game(table)
+        seat = table.seats.filter(user=user).first()
+        if seat is None:
+            raise TableError("not_seated", _("You don't have a seat at this table."))
+        Seat.objects.filter(pk=seat.pk).update(user=None, ready=False, joined_at=None)
+        _record(table, public=[{"type": "seat_left", "seat": seat.number}])
+    return table
+
+
+def seat_remove(*, table_id: int, host: Any, number: int) -> Table:
+    """The host removes a player who has not pressed ready, before the game starts."""
+    with transaction.atomic():
+        table = _open_table(table_id)
+        if table.host_id != host.pk:
+            raise TableError("not_host", _("Only the host can remove a player."))
+        _waiting_game(table)
+        seat = table.seats.filter(number=number).first()
+        if seat is None or seat.user_id is None:
+            raise TableError("no_such_seat", _("Nobody sits in that seat."))
+        if seat.user_id == host.pk:
+            raise TableError("bad_field", _("Use 'Leave seat' to leave your own seat."))
+        if seat.ready:
+            raise TableError("player_ready", _("You can't remove a player who is ready."))
+        Seat.objects.filter(pk=seat.pk).update(user=None, ready=False, joined_at=None)
+        _record(table, public=[{"type": "removed", "seat": number}])
+    return table
+
+
+def seat_ready(*, table_id: int, user: Any, ready: bool) -> Table:
+    """Press (or release) ready. When every seat is taken and ready, the game starts."""
+    try:
+        ensure_may_play(user)
+    except AccountNotAllowed as exc:
+        raise TableError("not_allowed", exc.message) from exc
+    with transaction.atomic():
+        table = _open_table(table_id)
+        game = _waiting_game(table)
+        seats = list(table.seats.order_by("number"))
+        mine = next((s for s in seats if s.user_id == user.pk), None)
+        if mine is None:
+            raise TableError("not_seated", _("Take a seat first."))
+        if mine.ready == ready:
+            return table
+        Seat.objects.filter(pk=mine.pk).update(ready=ready)
+        mine.ready = ready
+        events: list[dict[str, Any]] = [{"type": "ready", "seat": mine.number, "ready": ready}]
+        engine_events: list[Event] = []
+        if all(s.user_id is not None and s.ready for s in seats):
+            events.append({"type": "game_started", "game": game.number})
+            engine_events = _start_game(table, game, seats)
+        _record(table, public=events, engine_events=engine_events)
+    return table
+
+
+def _start_game(table: Table, game: Game, seats: list[Seat]) -> list[Event]:
+    """Every seat is taken and ready: check the players once more, deal the first hand."""
+    for seat in seats:
+        try:
+            ensure_may_play(seat.user)
+        except AccountNotAllowed as exc:
+            raise TableError("not_allowed", exc.message) from exc
+    state = GameState.from_json(game.state)
+    engine_events, actions = _automatic_steps(game, state, [])
+    game.players = [s.user_id for s in seats]
+    game.status = Game.Status.PLAYING
+    game.state = state.to_json()
+    game.version = len(actions)
+    game.save(update_fields=["players", "status", "state", "version"])
+    _save_actions(game, actions, first_version=1)
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.PLAYING)
+    table.status = Table.Status.PLAYING
+    return engine_events
+
+
+# --- washing and dealing ----------------------------------------------------------------------
+
+
+def hand_wash(*, table_id: int, user: Any, hand: int, entropy: object) -> bool:
+    """Record this seat's contribution to the committed, not yet dealt, hand. First one counts."""
+    if not is_entropy(entropy):
+        raise TableError("bad_wash", _("A wash is 64 hexadecimal characters."), field="entropy")
+    with transaction.atomic():
+        game = (
+            Game.objects.filter(
+                table_id=table_id, status__in=[Game.Status.WAITING, Game.Status.PLAYING]
+            )
+            .only("id", "players", "status")
+            .first()
+        )
+        if game is None:
+            raise TableError("no_game", _("There is no game in progress."))
+        seat = _seat_of(game, user)
+        if seat is None:
+            seat = (
+                Seat.objects.filter(table_id=table_id, user=user)
+                .values_list("number", flat=True)
+                .first()
+            )
+        if seat is None:
+            raise TableError("not_seated", _("Only players at the table wash."))
+        pending = (
+            Hand.objects.select_for_update().filter(game=game, number=hand, dealt_at=None).first()
+        )
+        if pending is None:
+            raise TableError("bad_wash", _("That hand is not waiting for a wash."), field="hand")
+        if str(seat) in pending.contributions:
+            return False
+        pending.contributions[str(seat)] = entropy
+        pending.save(update_fields=["contributions"])
+    return True
+
+
+def _deal(game: Game, state: GameState) -> list[Event]:
+    """Deal the game's next committed hand from its seed and the washers' contributions."""
+    hand = Hand.objects.select_for_update().get(game=game, dealt_at=None)
+    washers = list(state.wash_seats)
+    contributions = {int(s): v for s, v in hand.contributions.items() if int(s) in washers}
+    order = shuffled_set(hand.server_seed, contributions, state.settings.max_pip)
+    events = state.deal(order)
+    hand.contributions = {str(s): v for s, v in contributions.items()}
+    hand.washers = washers
+    hand.dealt_at = timezone.now()
+    hand.save(update_fields=["contributions", "washers", "dealt_at"])
+    _new_hand(game, hand.number + 1)
+    return events
+
+
+def _automatic_steps(
+    game: Game, state: GameState, events: list[Event]
+) -> tuple[list[Event], list[dict[str, Any]]]:
+    """What the house does for the players after an action: deals and forced passes."""
+    actions: list[dict[str, Any]] = []
+    for _step in range(MAX_AUTOMATIC_STEPS):
+        if state.is_over:
+            break
+        if state.phase == Phase.AWAITING_DEAL:
+            events += _deal(game, state)
+            actions.append({"seat": None, "kind": "deal", "action": {"type": "deal"}})
+        elif state.is_forced_pass():
+            seat = state.to_act
+            assert seat is not None
+            events += state.apply(Pass(seat))
+            actions.append({"seat": seat, "kind": "pass", "action": {"type": "pass", "seat": seat}})
+        else:
+            break
+    else:  # pragma: no cover - a bound that only a bug can reach
+        log.error("game %s: automatic steps did not settle", game.pk)
+    return events, actions
+
+
+# --- game actions -----------------------------------------------------------------------------
+
+
+@dataclass
+class ActResult:
+    version: int
+    seq: int
+    events: list[Event] = field(default_factory=list)
+
+
+def _seat_of(game: Game, user: Any) -> int | None:
+    try:
+        return list(game.players).index(user.pk)
+    except ValueError:
+        return None
+
+
+def game_act(*, table_id: int, user: Any, version: object, action: object) -> ActResult:
+    """Apply one player's action against the game version they saw. All or nothing."""
+    if type(version) is not int:
+        raise TableError("bad_field", _("The move must name the game version."), field="version")
+    if not isinstance(action, dict):
+        raise TableError("bad_field", _("The move must be an object."), field="action")
+    with transaction.atomic():
+        game = (
+            Game.objects.select_for_update()
+            .select_related("table")
+            .filter(table_id=table_id, status=Game.Status.PLAYING)
+            .first()
+        )
+        if game is None:
+            raise TableError("no_game", _("There is no game in progress at this table."))
+        seat = _seat_of(game, user)
+        if seat is None:
+            raise TableError("not_seated", _("Only the players at this table can move."))
+        if "seat" in action and action["seat"] != seat:
+            raise TableError("not_your_seat", _("You can only move for your own seat."))
+        if version != game.version:
+            raise StaleVersion(game.version)
+        try:
+            parsed = parse_action({**action, "seat": seat})
+        except ActionError as exc:
+            raise TableError(exc.code, exc.message) from exc
+        state = GameState.from_json(game.state)
+        try:
+            events = state.apply(parsed)
+        except ActionError as exc:
+            raise TableError(exc.code, exc.message) from exc
+        actions = [{"seat": seat, "kind": action.get("type", "?"), "action": parsed.to_dict()}]
+        events, automatic = _automatic_steps(game, state, events)
+        actions += automatic
+        new_version = game.version + len(actions)
+        changes: dict[str, Any] = {"state": state.to_json(), "version": new_version}
+        if state.is_over:
+            changes.update(
+                status=Game.Status.FINISHED,
+                finished_at=timezone.now(),
+                result=state.result.to_dict() if state.result else None,
+            )
+        updated = Game.objects.filter(pk=game.pk, version=game.version).update(**changes)
+        if not updated:
+            raise StaleVersion(game.version)
+        for name, value in changes.items():
+            setattr(game, name, value)
+        _save_actions(game, actions, first_version=new_version - len(actions) + 1, by_player=True)
+        table = game.table
+        if state.is_over:
+            Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
+            table.status = Table.Status.FINISHED
+        seq = _record(table, engine_events=events)
+    return ActResult(version=new_version, seq=seq, events=events)
+
+
+def _save_actions(
+    game: Game, actions: list[dict[str, Any]], *, first_version: int, by_player: bool = False
+) -> None:
+    """Append the applied actions; the first is the player's own when `by_player`."""
+    GameAction.objects.bulk_create(
+        GameAction(
+            game=game,
+            version=first_version + i,
+            seat=a["seat"],
+            kind=a["kind"],
+            action=a["action"],
+            by_server=not (by_player and i == 0),
+        )
+        for i, a in enumerate(actions)
+    )
+
+
+# --- the event log ----------------------------------------------------------------------------
+
+
+def _record(
+    table: Table,
+    *,
+    public: list[dict[str, Any]] | None = None,
+    engine_events: list[Event] | None = None,
+) -> int:
+    """Raise the table's event number, keep what changed for each audience, broadcast on commit."""
+    public = list(public or [])
+    private: dict[str, list[dict[str, Any]]] = {}
+    if engine_events:
+        players = table.players
+        private = {str(s): public + [e.to_seat(s) for e in engine_events] for s in range(players)}
+        public = public + [e.to_public() for e in engine_events]
+    seq = table.seq + 1
+    updated = Table.objects.filter(pk=table.pk, seq=table.seq).update(seq=seq)
+    if not updated:
+        raise TableError("stale", _("The table changed at the same moment; please try again."))
+    table.seq = seq
+    TableEvent.objects.create(table=table, seq=seq, public=public, private=private)
+    transaction.on_commit(lambda: broadcast.table_changed(table.pk, seq, public, private))
+    return seq

@@ -1,0 +1,132 @@
+"""The lobby, creating a table, and the table page (the game itself runs over the socket)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from accounts.services import AccountNotAllowed
+from engine import SettingsError
+from tables import services
+from tables.forms import TableForm
+from tables.models import MODE_CHOICES, Table
+
+
+def _lobby_tables(request: HttpRequest) -> dict[str, object]:
+    mode = request.GET.get("mode", "")
+    tables = Table.objects.filter(
+        private=False, status__in=[Table.Status.OPEN, Table.Status.PLAYING]
+    )
+    if mode in dict(MODE_CHOICES):
+        tables = tables.filter(mode=mode)
+    tables = (
+        tables.select_related("host")
+        .prefetch_related("seats__user")
+        .order_by("status", "-created_at")[:100]
+    )
+    rows = []
+    for table in tables:
+        seats = list(table.seats.all())
+        rows.append(
+            {
+                "table": table,
+                "seats": seats,
+                "free": sum(1 for s in seats if s.user_id is None),
+                "differences": _differences(table),
+            }
+        )
+    return {
+        "open_tables": [r for r in rows if r["table"].status == Table.Status.OPEN],
+        "playing_tables": [r for r in rows if r["table"].status == Table.Status.PLAYING],
+        "mode": mode,
+        "modes": MODE_CHOICES,
+    }
+
+
+def _differences(table: Table) -> list[str]:
+    """The table's settings that differ from the house's defaults for its mode, in words."""
+    from engine import TableSettings
+
+    defaults = TableSettings.build(table.mode, players=table.settings["players"]).to_dict()
+    names = {
+        "deal": _("%(n)s bones each"),
+        "get_on": _("get on with %(n)s"),
+        "count_by": _("count by %(n)s"),
+        "clock": _("%(n)s s clock"),
+        "target": _("game to %(n)s"),
+        "set": _("%(n)s set"),
+    }
+    out = []
+    for key, label in names.items():
+        value = table.settings.get(key)
+        if value != defaults.get(key):
+            out.append(_("no clock") if key == "clock" and value is None else label % {"n": value})
+    if table.settings.get("spinner") and table.mode in ("fives", "threes"):
+        out.append(_("with a spinner"))
+    return out
+
+
+@login_required
+def lobby(request: HttpRequest) -> HttpResponse:
+    form = TableForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            table = services.table_create(
+                host=request.user,
+                mode=form.cleaned_data["mode"],
+                private=form.cleaned_data["private"],
+                **form.cleaned_options,
+            )
+        except SettingsError as exc:  # the form checked; this is belt and braces
+            form.add_error(None, str(exc))
+        except AccountNotAllowed as exc:
+            form.add_error(None, exc.message)
+        else:
+            messages.success(request, _("Your table is open. Share the link to invite players."))
+            return redirect(table.get_absolute_url())
+    context = {"form": form, **_lobby_tables(request)}
+    return render(request, "tables/lobby.html", context, status=400 if form.errors else 200)
+
+
+@login_required
+def lobby_tables(request: HttpRequest) -> HttpResponse:
+    """The lobby's table lists alone: the page fetches it again when the lobby socket says so."""
+    return render(request, "tables/_lobby_tables.html", _lobby_tables(request))
+
+
+@login_required
+def join_by_code(request: HttpRequest) -> HttpResponse:
+    code = request.GET.get("code", "").strip()
+    table = Table.objects.filter(invite_code=code).first()
+    if table is None:
+        messages.error(request, _("No table has that invite code."))
+        return redirect("tables:lobby")
+    return redirect(f"{table.get_absolute_url()}?code={code}")
+
+
+@login_required
+def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = get_object_or_404(Table, pk=table_id)
+    code = request.GET.get("code", "")
+    seated = table.seats.filter(user=request.user).exists()
+    if (
+        table.private
+        and not seated
+        and table.host_id != request.user.pk
+        and code != table.invite_code
+    ):
+        raise Http404("no such table")
+    invite_url = None
+    if table.private and (seated or table.host_id == request.user.pk):
+        invite_url = request.build_absolute_uri(
+            f"{reverse('tables:table', args=[table.pk])}?code={table.invite_code}"
+        )
+    return render(
+        request,
+        "tables/table.html",
+        {"table": table, "invite_url": invite_url, "ws_query": f"?code={code}" if code else ""},
+    )
