@@ -82,3 +82,26 @@ async def test_whole_game_over_sockets_leaks_nothing(
     assert versions == list(range(1, game.version + 1))
     for socket in everyone:
         await socket.disconnect()
+
+
+def test_the_leak_check_catches_leaks() -> None:
+    """The checker used above fails on each kind of leak (so a pass means something)."""
+    from tests.tables.helpers import assert_sees_only_its_own
+
+    board = {"lead": {"bone": "6-6"}, "arms": {}, "ends": []}
+    mine = {"seat": 0, "hand": ["1-0"], "yard": 3, "board": board}
+    assert_sees_only_its_own({"game": mine, "events": []}, 0)
+    leaks = [
+        {"game": {**mine, "legal_actions": [{"bone": "5-5"}]}, "events": []},
+        {"game": mine, "events": [{"type": "drew", "seat": 1, "bone": "4-4"}]},
+        {"game": {**mine, "yard": ["2-2"]}, "events": []},
+        {"game": {**mine, "seat": 1}, "events": []},
+        {
+            "game": {k: v for k, v in mine.items() if k not in ("hand", "seat")} | {"hand": []},
+            "events": [],
+        },
+    ]
+    for message in leaks:
+        seat = None if "hand" in message["game"] and message["game"]["hand"] == [] else 0
+        with pytest.raises(AssertionError):
+            assert_sees_only_its_own(message, seat)
