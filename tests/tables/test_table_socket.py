@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -13,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from engine import GameState
 from tables import services
 from tables.models import Game, GameAction, Table
-from tests.tables.helpers import assert_sees_only_its_own, connect, receive_until
+from tests.tables.helpers import assert_sees_only_its_own, connect
 
 
 async def hello(socket: Any, last: int | None = None) -> dict[str, Any]:
@@ -241,7 +240,8 @@ async def test_private_table_needs_seat_or_code(alice: Any, bob: Any, make_user:
 
     client = Client()
     await client.aforce_login(bob)
-    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}".encode()
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    cookie = f"{settings.SESSION_COOKIE_NAME}={session}".encode()
     socket = WebsocketCommunicator(
         application,
         f"/ws/tables/{table.pk}/",
@@ -267,7 +267,7 @@ async def test_flood_is_rate_limited_then_closed(alice: Any, bob: Any) -> None:
     while True:
         try:
             output = await socket.receive_output(timeout=5)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             break
         if output["type"] == "websocket.close":
             replies.append({"closed": output["code"]})
