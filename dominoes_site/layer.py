@@ -40,13 +40,19 @@ def _outer_loop() -> asyncio.AbstractEventLoop | None:
 
 def group_send(group: str, message: dict[str, Any]) -> None:
     """Send `message` to every channel in `group` (a no-op without a channel layer)."""
+    group_send_many([(group, message)])
+
+
+def group_send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    """Send several group messages at once: one hop to the event loop, the sends concurrent."""
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or not messages:
         return
+
+    async def send_all() -> None:
+        await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))
+
     if _outer_loop() is not None:
-        async_to_sync(layer.group_send)(group, message)
+        async_to_sync(send_all)()
     else:
-        future = asyncio.run_coroutine_threadsafe(
-            layer.group_send(group, message), _background_loop()
-        )
-        future.result(timeout=30)
+        asyncio.run_coroutine_threadsafe(send_all(), _background_loop()).result(timeout=30)

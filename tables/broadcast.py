@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dominoes_site.layer import group_send
+from dominoes_site.layer import group_send_many
+from engine import GameState
 from tables import selectors
-from tables.models import Table
+from tables.models import Game, Table
 
 
 def seat_group(table_id: int, seat: int) -> str:
@@ -26,41 +27,37 @@ LOBBY_GROUP = "lobby"
 
 
 def table_changed(
-    table_id: int, seq: int, public: list[dict[str, Any]], private: dict[str, list[dict[str, Any]]]
+    table: Table,
+    seq: int,
+    public: list[dict[str, Any]],
+    private: dict[str, list[dict[str, Any]]],
+    *,
+    game: Game | None = None,
+    state: GameState | None = None,
+    lobby: bool = True,
 ) -> None:
-    table = Table.objects.filter(pk=table_id).first()
-    if table is None:
-        return
-    game = selectors.live_game(table)
+    """Send each audience its own update: the events it may see, the table, its view."""
+    table_id = table.pk
+    if game is None:
+        game = selectors.live_game(table)
     picture = selectors.table_picture(table, game)
-    state = None
-    if game is not None and game.status != game.Status.WAITING:
-        from engine import GameState
-
+    if state is None and game is not None and game.status != Game.Status.WAITING:
         state = GameState.from_json(game.state)
-    for seat in range(table.players):
-        group_send(
-            seat_group(table_id, seat),
-            {
-                "type": "table.update",
-                "seq": seq,
-                "events": private.get(str(seat), public),
-                "table": picture,
-                "game": selectors.game_view(game, seat, state),
-            },
-        )
-    group_send(
-        public_group(table_id),
-        {
+
+    def update(seat: int | None) -> dict[str, Any]:
+        return {
             "type": "table.update",
             "seq": seq,
-            "events": public,
+            "events": public if seat is None else private.get(str(seat), public),
             "table": picture,
-            "game": selectors.game_view(game, None, state),
-        },
-    )
-    if not table.private:
-        group_send(LOBBY_GROUP, {"type": "lobby.table", "table": lobby_row(table, picture)})
+            "game": selectors.game_view(game, seat, state),
+        }
+
+    outgoing = [(seat_group(table_id, seat), update(seat)) for seat in range(table.players)]
+    outgoing.append((public_group(table_id), update(None)))
+    if lobby and not table.private:
+        outgoing.append((LOBBY_GROUP, {"type": "lobby.table", "table": lobby_row(table, picture)}))
+    group_send_many(outgoing)
 
 
 def lobby_row(table: Table, picture: dict[str, Any]) -> dict[str, Any]:

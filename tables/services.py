@@ -377,7 +377,7 @@ def game_act(*, table_id: int, user: Any, version: object, action: object) -> Ac
         if state.is_over:
             Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
             table.status = Table.Status.FINISHED
-        seq = _record(table, engine_events=events)
+        seq = _record(table, engine_events=events, game=game, state=state, lobby=state.is_over)
     return ActResult(version=new_version, seq=seq, events=events)
 
 
@@ -406,8 +406,15 @@ def _record(
     *,
     public: list[dict[str, Any]] | None = None,
     engine_events: list[Event] | None = None,
+    game: Game | None = None,
+    state: GameState | None = None,
+    lobby: bool = True,
 ) -> int:
-    """Raise the table's event number, keep what changed for each audience, broadcast on commit."""
+    """Raise the table's event number, keep what changed for each audience, broadcast on commit.
+
+    `game` and `state`, when the caller has them, spare the broadcast from reading them again;
+    `lobby` says whether the lobby's list of tables changed.
+    """
     public = list(public or [])
     private: dict[str, list[dict[str, Any]]] = {}
     if engine_events:
@@ -420,5 +427,9 @@ def _record(
         raise TableError("stale", _("The table changed at the same moment; please try again."))
     table.seq = seq
     TableEvent.objects.create(table=table, seq=seq, public=public, private=private)
-    transaction.on_commit(lambda: broadcast.table_changed(table.pk, seq, public, private))
+    transaction.on_commit(
+        lambda: broadcast.table_changed(
+            table, seq, public, private, game=game, state=state, lobby=lobby
+        )
+    )
     return seq
