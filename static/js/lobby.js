@@ -53,6 +53,10 @@ function showFields() {
     const shown = modes === "house" ? !HEAD_TO_HEAD.includes(m) : modes.includes(m);
     wrap.hidden = !shown;
   }
+  const stake = GYM.includes(m) ? "workout" : m.startsWith("inmate") ? "canteen" : "dollars";
+  for (const note of form.querySelectorAll("[data-stake-for]")) {
+    note.hidden = note.dataset.stakeFor !== stake;
+  }
 }
 if (form) {
   form.elements.mode.addEventListener("change", showFields);
