@@ -23,23 +23,6 @@ def channel_layer_database(django_db_setup: None, django_db_blocker: Any) -> Non
             call_command("migrate", database="channels", verbosity=0)
 
 
-@pytest.fixture(scope="session", autouse=True)
-async def _close_channel_layer() -> Any:
-    """Close the channel layer in the session's event loop before that loop closes."""
-    yield
-    import asyncio
-    import contextlib
-
-    from channels.layers import channel_layers
-
-    for layer in list(channel_layers.backends.values()):
-        close = getattr(layer, "close", None)
-        if close is not None:
-            with contextlib.suppress(TimeoutError, RuntimeError):
-                await asyncio.wait_for(close(), timeout=5)
-    channel_layers.backends.clear()
-
-
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
     """Rate limits live in the cache: every test starts with none used."""
