@@ -1,0 +1,1547 @@
+// Dominologist: the live table page. Plain ES module, no build step.
+//
+// Reads #table-app (data-table-id, data-ws-path, data-user-id) and the translated strings in
+// <script type="application/json" id="table-strings">, talks the protocol of docs/protocol.md
+// over one WebSocket, and draws what the server says. The server decides everything.
+//
+// Flags for tests: window.wsReady (socket open and the first snapshot/resume drawn),
+// window.lastDrawnSeq and document.body.dataset.seq (the seq of the last drawn message).
+
+import { canonicalBone, parseBone, renderBoard, renderBone } from "./board.js";
+import { createSounds } from "./sounds.js";
+
+const PING_MS = 20000;
+const ACT_TIMEOUT_MS = 10000;
+const MAX_LOG = 80;
+const FATAL_CLOSE = new Set([4001, 4003, 4004]);
+
+// ------------------------------------------------------------------------------ small helpers
+
+function $(sel, root = document) {
+  return root.querySelector(sel);
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(node.dataset, v);
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+function fmt(text, params) {
+  return String(text).replace(/\{(\w+)\}/g, (m, k) => (params && k in params ? String(params[k]) : m));
+}
+
+const storage = {
+  get(area, key) {
+    try {
+      return window[area].getItem(key);
+    } catch {
+      return null;
+    }
+  },
+  set(area, key, value) {
+    try {
+      window[area].setItem(key, value);
+    } catch {
+      /* storage full or blocked: memory only */
+    }
+  },
+};
+
+function reducedMotion() {
+  return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+}
+
+function pipsOf(bones) {
+  return (bones || []).reduce((sum, b) => sum + parseBone(b).pips, 0);
+}
+
+function randomHex(bytes) {
+  const buf = new Uint8Array(bytes);
+  window.crypto.getRandomValues(buf);
+  return Array.from(buf, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// ------------------------------------------------------------------------------ the page
+
+export function startTable(app) {
+  const tableId = app.dataset.tableId;
+  const wsPath = app.dataset.wsPath || `/ws/tables/${tableId}/`;
+  const userId = app.dataset.userId ? Number(app.dataset.userId) : null;
+  const strings = readStrings();
+  const sounds = createSounds();
+  const SEQ_KEY = `dominologist:table:${tableId}:seq`;
+  const WASH_KEY = `dominologist:table:${tableId}:washed`;
+
+  const storedSeq = Number.parseInt(storage.get("sessionStorage", SEQ_KEY) ?? "", 10);
+  const state = {
+    ws: null,
+    lastSeq: Number.isFinite(storedSeq) ? storedSeq : null,
+    table: null,
+    game: null,
+    pending: null, // {id, version, timer}
+    selected: null, // canonical bone chosen in the hand
+    attempt: 0,
+    reconnectTimer: null,
+    bannerTimer: null,
+    pingTimer: null,
+    fatal: false,
+    requestCounter: 0,
+    lastTurnKey: null,
+    connSeq: null, // the newest update drawn on the current socket
+    doublesSeen: null, // the doubles shown in the five-doubles dialog
+    handFocus: 0,
+    drag: null,
+    suppressClick: false,
+    passingUntil: 0,
+  };
+  window.wsReady = false;
+
+  // -- translations ----------------------------------------------------------------------
+  function t(key, params) {
+    const text = Object.prototype.hasOwnProperty.call(strings, key) ? strings[key] : key;
+    return fmt(text, params);
+  }
+  function tn(key, n, params = {}) {
+    // Plural forms: KEY_one / KEY_other (Intl.PluralRules of the page's language).
+    let form = "other";
+    try {
+      form = new Intl.PluralRules(document.documentElement.lang || "en").select(n);
+    } catch {
+      form = n === 1 ? "one" : "other";
+    }
+    const k = strings[`${key}_${form}`] !== undefined ? `${key}_${form}` : `${key}_other`;
+    return t(k, { n, ...params });
+  }
+
+  // -- the skeleton (server-rendered; found by id) -----------------------------------------
+  const ui = {
+    title: $("#table-title", app),
+    facts: $("#table-facts", app),
+    commitment: $("#commitment", app),
+    soundToggle: $("#sound-toggle", app),
+    banner: $("#conn-banner", app),
+    error: $("#table-error", app),
+    felt: $("#felt", app),
+    others: $("#others", app),
+    status: $("#turn-status", app),
+    boardWrap: $("#board-wrap", app),
+    board: $("#board", app),
+    summary: $("#hand-summary", app),
+    meBar: $("#me-bar", app),
+    rack: $("#rack", app),
+    handTitle: $("#hand-title", app),
+    handHint: $("#hand-hint", app),
+    hand: $("#hand", app),
+    yard: $("#yard", app),
+    yardBones: $("#yard-bones", app),
+    yardTitle: $("#yard-title", app),
+    handActions: $("#hand-actions", app),
+    scorePad: $("#score-pad", app),
+    invite: $("#invite", app),
+    log: $("#move-log", app),
+    logDetails: $("#log-details", app),
+    announcer: $("#announcer", app),
+    doublesDialog: $("#doubles-dialog", app),
+    gameOverDialog: $("#game-over-dialog", app),
+  };
+  if (reducedMotion()) document.documentElement.classList.add("reduced-motion");
+
+  // ======================================================================== the connection
+
+  function socketUrl() {
+    if (/^wss?:\/\//.test(wsPath)) return wsPath;
+    const proto = window.location.protocol === "https:" ? "wss:" : "ws:";
+    return `${proto}//${window.location.host}${wsPath}`;
+  }
+
+  function send(msg) {
+    const ws = state.ws;
+    if (!ws || ws.readyState !== 1) return false;
+    ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  function hello() {
+    return send({ type: "hello", last_seq: state.lastSeq });
+  }
+
+  function connect() {
+    clearTimeout(state.reconnectTimer);
+    clearInterval(state.bannerTimer);
+    if (state.fatal) return;
+    let ws;
+    try {
+      ws = new WebSocket(socketUrl());
+    } catch {
+      scheduleReconnect();
+      return;
+    }
+    state.ws = ws;
+    state.connSeq = null;
+    ws.addEventListener("open", () => {
+      if (state.ws !== ws) return;
+      hello();
+      startPing();
+      if (state.attempt > 0) showBanner(t("catching_up"), { busy: true });
+    });
+    ws.addEventListener("message", (ev) => {
+      if (state.ws !== ws) return;
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      if (msg && typeof msg === "object") handle(msg);
+    });
+    ws.addEventListener("close", (ev) => {
+      if (state.ws !== ws) return;
+      state.ws = null;
+      window.wsReady = false;
+      stopPing();
+      clearPending();
+      if (FATAL_CLOSE.has(ev.code)) {
+        const key = { 4001: "closed_login", 4003: "closed_not_allowed", 4004: "closed_no_table" }[ev.code];
+        fatal(t(key));
+        return;
+      }
+      if (state.fatal) return;
+      scheduleReconnect(ev.code === 4008 ? 3 : 0);
+    });
+    ws.addEventListener("error", () => {
+      /* a close follows */
+    });
+  }
+
+  function scheduleReconnect(extraSteps = 0) {
+    state.attempt += 1;
+    const delay = Math.min(15, 2 ** (state.attempt - 1 + extraSteps)) * 1000;
+    const due = Date.now() + delay;
+    const tick = () => {
+      const left = Math.max(0, due - Date.now());
+      showBanner(t("reconnecting", { attempt: state.attempt, seconds: Math.ceil(left / 1000) }), {
+        busy: true,
+        progress: { value: delay - left, max: delay },
+        retry: true,
+      });
+    };
+    tick();
+    clearInterval(state.bannerTimer);
+    state.bannerTimer = setInterval(tick, 250);
+    clearTimeout(state.reconnectTimer);
+    state.reconnectTimer = setTimeout(() => {
+      clearInterval(state.bannerTimer);
+      showBanner(t("connecting"), { busy: true });
+      connect();
+    }, delay);
+  }
+
+  function startPing() {
+    stopPing();
+    state.pingTimer = setInterval(() => send({ type: "ping" }), PING_MS);
+  }
+  function stopPing() {
+    clearInterval(state.pingTimer);
+    state.pingTimer = null;
+  }
+
+  function fatal(message) {
+    state.fatal = true;
+    clearTimeout(state.reconnectTimer);
+    clearInterval(state.bannerTimer);
+    stopPing();
+    showBanner(message, { error: true });
+    render();
+  }
+
+  function showBanner(text, opts = {}) {
+    const b = ui.banner;
+    if (!b) return;
+    if (!text) {
+      b.classList.remove("shown", "error");
+      b.replaceChildren();
+      return;
+    }
+    b.classList.add("shown");
+    b.classList.toggle("error", !!opts.error);
+    const parts = [];
+    if (opts.busy && !reducedMotion()) parts.push(el("span", { class: "spinner-dot", "aria-hidden": "true" }));
+    parts.push(el("span", { class: "banner-text" }, text));
+    if (opts.progress) {
+      parts.push(
+        el("progress", {
+          max: String(opts.progress.max),
+          value: String(Math.round(opts.progress.value)),
+          "aria-label": t("reconnect_progress"),
+        }),
+      );
+    }
+    if (opts.retry) {
+      parts.push(
+        el("button", {
+          type: "button",
+          class: "btn btn-small",
+          text: t("retry_now"),
+          onclick: () => {
+            clearTimeout(state.reconnectTimer);
+            clearInterval(state.bannerTimer);
+            showBanner(t("connecting"), { busy: true });
+            connect();
+          },
+        }),
+      );
+    }
+    // Keep focus on the retry button when the banner redraws every tick.
+    const hadFocus = b.contains(document.activeElement) && document.activeElement.tagName === "BUTTON";
+    const textNode = b.querySelector(".banner-text");
+    if (textNode && opts.progress && b.querySelector("progress") && b.querySelector("button")) {
+      textNode.textContent = text;
+      const p = b.querySelector("progress");
+      p.max = opts.progress.max;
+      p.value = Math.round(opts.progress.value);
+      return;
+    }
+    b.replaceChildren(...parts);
+    if (hadFocus) b.querySelector("button")?.focus();
+  }
+
+  // ======================================================================== messages
+
+  function handle(msg) {
+    switch (msg.type) {
+      case "snapshot":
+      case "resume":
+        // An update may overtake the answer to hello on a new socket: never step back from it.
+        if (state.connSeq !== null && typeof msg.seq === "number" && msg.seq < state.connSeq) {
+          markReady();
+          return;
+        }
+        applyPicture(msg, msg.type === "resume" ? flattenEvents(msg.events, state.connSeq) : [], {
+          full: true,
+          resume: msg.type === "resume",
+        });
+        break;
+      case "update":
+        if (state.lastSeq !== null && typeof msg.seq === "number" && msg.seq <= state.lastSeq) return; // seen
+        applyPicture(msg, flattenEvents(msg.events), {});
+        if (typeof msg.seq === "number") state.connSeq = msg.seq;
+        break;
+      case "ack":
+        if (state.pending && msg.request_id === state.pending.id) clearPending();
+        render();
+        break;
+      case "error":
+        onError(msg);
+        break;
+      case "pong":
+        break;
+      case "suspended":
+        fatal(msg.message || t("closed_not_allowed"));
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Events come flat in an update; a resume may bring them in batches, {seq, events} each. */
+  function flattenEvents(list, after = null) {
+    if (!Array.isArray(list)) return [];
+    const out = [];
+    for (const item of list) {
+      if (item && Array.isArray(item.events) && item.type === undefined) {
+        if (after === null || typeof item.seq !== "number" || item.seq > after) out.push(...item.events);
+      }
+      else if (item && typeof item === "object") out.push(item);
+    }
+    return out;
+  }
+
+  function applyPicture(msg, events, { full = false, resume = false }) {
+    if (msg.table !== undefined) state.table = msg.table;
+    if (msg.game !== undefined) state.game = msg.game;
+    const game = state.game;
+    if (state.pending && game && game.version !== undefined && game.version !== state.pending.version) clearPending();
+    if (!game) clearPending();
+
+    for (const ev of events) onEvent(ev, { replay: resume });
+
+    // Forget a chosen bone that is no longer playable.
+    if (state.selected && !playsFor(state.selected).length) state.selected = null;
+
+    render();
+    maybeWash();
+
+    if (typeof msg.seq === "number") {
+      state.lastSeq = msg.seq;
+      storage.set("sessionStorage", SEQ_KEY, String(msg.seq));
+      document.body.dataset.seq = String(msg.seq);
+      window.lastDrawnSeq = msg.seq;
+    }
+    if (full) markReady();
+  }
+
+  function markReady() {
+    if (!state.ws || state.ws.readyState !== 1) return;
+    state.attempt = 0;
+    showBanner(null);
+    window.wsReady = true;
+    render();
+  }
+
+  function onError(msg) {
+    const mine = state.pending && msg.request_id && msg.request_id === state.pending.id;
+    if (msg.code === "stale") {
+      // The game moved on: quietly catch up.
+      clearPending();
+      hello();
+      render();
+      return;
+    }
+    if (mine) clearPending();
+    if (msg.code === "bad_wash") return; // a wash for a hand already dealt: nothing to tell
+    showError(msg.message || t("error_generic"));
+    sounds.play("error");
+    render();
+  }
+
+  let errorTimer = null;
+  function showError(text) {
+    if (!ui.error) return;
+    ui.error.textContent = text;
+    clearTimeout(errorTimer);
+    errorTimer = setTimeout(() => {
+      ui.error.textContent = "";
+    }, 9000);
+  }
+
+  // ======================================================================== game actions
+
+  function act(action) {
+    const game = state.game;
+    if (!game || state.pending || !state.ws) return false;
+    const id = `c-${Date.now().toString(36)}-${++state.requestCounter}`;
+    const version = game.version ?? state.table?.game_version;
+    if (!send({ type: "act", version, request_id: id, action })) return false;
+    state.pending = {
+      id,
+      version,
+      timer: setTimeout(() => {
+        // No answer: ask for the picture again rather than leave the hand locked.
+        clearPending();
+        hello();
+        render();
+      }, ACT_TIMEOUT_MS),
+    };
+    state.selected = null;
+    render();
+    return true;
+  }
+
+  function clearPending() {
+    if (state.pending) clearTimeout(state.pending.timer);
+    state.pending = null;
+  }
+
+  function mySeat() {
+    const s = state.table?.you?.seat;
+    return typeof s === "number" ? s : null;
+  }
+
+  function legal() {
+    const g = state.game;
+    if (!g || !Array.isArray(g.legal_actions)) return [];
+    if (mySeat() === null || g.to_act !== mySeat()) return [];
+    return g.legal_actions;
+  }
+
+  /** The ends a bone may go on now ([null] for a lead). */
+  function playsFor(bone) {
+    const key = canonicalBone(bone);
+    return legal()
+      .filter((a) => a.type === "play" && canonicalBone(a.bone) === key)
+      .map((a) => (a.end === undefined ? null : a.end));
+  }
+
+  function playBone(bone, end) {
+    const ends = playsFor(bone);
+    if (!ends.length) return;
+    const action = legal().find((a) => a.type === "play" && canonicalBone(a.bone) === canonicalBone(bone) && (a.end ?? null) === (end ?? null));
+    if (!action) return;
+    const out = { type: "play", bone: action.bone };
+    if (action.end) out.end = action.end;
+    sounds.unlock();
+    act(out);
+  }
+
+  function chooseBone(bone, viaKeyboard) {
+    if (state.pending) return;
+    const ends = playsFor(bone);
+    const g = state.game;
+    if (!g || mySeat() === null) return;
+    if (g.to_act !== mySeat()) {
+      hint(t("not_your_turn"));
+      return;
+    }
+    if (!ends.length) {
+      const draws = legal().some((a) => a.type === "draw");
+      hint(draws ? t("must_draw") : t("bone_does_not_fit", { bone: canonicalBone(bone) }));
+      return;
+    }
+    if (ends.length === 1) {
+      playBone(bone, ends[0]);
+      return;
+    }
+    if (state.selected === canonicalBone(bone)) {
+      state.selected = null;
+      render();
+      return;
+    }
+    state.selected = canonicalBone(bone);
+    render();
+    announce(t("choose_end", { bone: canonicalBone(bone), ends: ends.map((e) => t(`end_${e}`)).join(", ") }));
+    if (viaKeyboard) ui.board?.querySelector(".end-target.lit")?.focus();
+  }
+
+  function onEndActivated(end) {
+    if (state.pending) return;
+    if (!state.selected) {
+      // Only one bone fits this end? Then the end alone says enough.
+      const fits = legal().filter((a) => a.type === "play" && a.end === end);
+      const bones = [...new Set(fits.map((a) => canonicalBone(a.bone)))];
+      if (bones.length === 1 && playsFor(bones[0]).length === 1) {
+        playBone(bones[0], end);
+        return;
+      }
+      hint(legal().length ? t("choose_bone_first") : t("not_your_turn"));
+      return;
+    }
+    const ends = playsFor(state.selected);
+    if (!ends.includes(end)) {
+      hint(t("bone_not_on_end", { bone: state.selected, end: t(`end_${end}`) }));
+      return;
+    }
+    const fromBoard = ui.board?.contains(document.activeElement);
+    playBone(state.selected, end);
+    if (fromBoard) focusHand();
+  }
+
+  function cancelSelection() {
+    if (!state.selected) return false;
+    state.selected = null;
+    render();
+    ui.hand?.querySelector('.hand-bone[tabindex="0"]')?.focus();
+    return true;
+  }
+
+  // ======================================================================== washes
+
+  function maybeWash() {
+    const c = state.table?.commitment;
+    if (!c || typeof c.hand !== "number") return;
+    const seat = mySeat();
+    if (seat === null) return;
+    const g = state.game;
+    if (g && g.phase === "awaiting_deal" && Array.isArray(g.wash?.seats) && !g.wash.seats.includes(seat)) return;
+    if (g && g.phase !== "awaiting_deal" && typeof g.deal === "number" && g.deal >= c.hand) return; // dealt already
+    let washed = [];
+    try {
+      washed = JSON.parse(storage.get("sessionStorage", WASH_KEY) || "[]");
+    } catch {
+      washed = [];
+    }
+    if (!Array.isArray(washed)) washed = [];
+    const key = `${state.table?.game_number ?? 0}:${c.hand}`; // hands count again in a new game
+    if (washed.includes(key)) return;
+    if (!window.crypto || !window.crypto.getRandomValues) return;
+    if (!send({ type: "wash", hand: c.hand, entropy: randomHex(32) })) return;
+    washed.push(key);
+    storage.set("sessionStorage", WASH_KEY, JSON.stringify(washed.slice(-30)));
+  }
+
+  // ======================================================================== names
+
+  function seatName(seat) {
+    const s = state.table?.seats?.find((x) => x.number === seat) ?? state.table?.seats?.[seat];
+    return s?.player?.name || t("seat_n", { n: seat + 1 });
+  }
+
+  function settings() {
+    return state.game?.settings || state.table?.settings || {};
+  }
+
+  function seatCount() {
+    return state.table?.seats?.length || settings().players || state.game?.hand_sizes?.length || 0;
+  }
+
+  function partners() {
+    return !!settings().partners;
+  }
+
+  function sideCount() {
+    return state.game?.rules?.sides ?? (partners() ? 2 : seatCount());
+  }
+
+  function sideOf(seat) {
+    return partners() ? seat % 2 : seat;
+  }
+
+  function seatsOf(side) {
+    return partners() ? [side, side + 2] : [side];
+  }
+
+  function sideName(side) {
+    if (side === null || side === undefined) return "";
+    const seats = seatsOf(side);
+    if (seats.length === 2) return t("partners_name", { a: seatName(seats[0]), b: seatName(seats[1]) });
+    return seatName(seats[0]);
+  }
+
+  // ======================================================================== events
+
+  let lastActor = null;
+
+  function onEvent(ev, { replay }) {
+    const name = (s) => seatName(s);
+    let text = null;
+    let cls = "";
+    switch (ev.type) {
+      case "seat_taken":
+        text = t("log_seat_taken", { name: ev.player?.name || name(ev.seat), seat: ev.seat + 1 });
+        break;
+      case "seat_left":
+        text = t("log_seat_left", { seat: ev.seat + 1 });
+        break;
+      case "ready":
+        text = t(ev.ready ? "log_ready" : "log_not_ready", { name: name(ev.seat) });
+        break;
+      case "removed":
+        text = t("log_removed", { seat: ev.seat + 1 });
+        break;
+      case "game_started":
+        text = t("log_game_started");
+        cls = "hand";
+        break;
+      case "wash":
+        text = t("log_wash");
+        break;
+      case "dealt":
+        state.doublesSeen = null;
+        text = t("log_dealt", { deal: ev.deal ?? ev.hand ?? "" });
+        cls = "hand";
+        break;
+      case "lead":
+        text = t(`log_lead_${ev.reason}`, { name: name(ev.seat) });
+        if (text === `log_lead_${ev.reason}`) text = t("log_lead", { name: name(ev.seat) });
+        break;
+      case "doubles_to_choose":
+        text = t("log_doubles_to_choose", { name: name(ev.seat) });
+        if (ev.doubles) state.doublesSeen = ev.doubles;
+        break;
+      case "doubles_chosen":
+        text = t(ev.choice === "play" ? "log_doubles_play" : "log_doubles_reshuffle", { name: name(ev.seat) });
+        break;
+      case "bone_played":
+        lastActor = ev.seat;
+        summaryMayGo();
+        text = ev.end
+          ? t("log_played", { name: name(ev.seat), bone: canonicalBone(ev.bone), end: t(`end_${ev.end}`), count: ev.count })
+          : t("log_led", { name: name(ev.seat), bone: canonicalBone(ev.bone), count: ev.count });
+        if (!replay) sounds.play("play");
+        break;
+      case "drew":
+        lastActor = ev.seat;
+        text = ev.bone
+          ? t("log_drew_own", { bone: canonicalBone(ev.bone), yard: ev.yard })
+          : t("log_drew", { name: name(ev.seat), yard: ev.yard });
+        if (!replay) sounds.play("draw");
+        break;
+      case "passed":
+        text = t("log_passed", { name: name(ev.seat) });
+        if (!replay) {
+          sounds.play("pass");
+          if (ev.seat === mySeat()) {
+            state.passingUntil = Date.now() + 2500;
+            setTimeout(render, 2600);
+          }
+        }
+        break;
+      case "scored": {
+        const reason = ev.reason || "ends";
+        text = t(`log_scored_${reason}`, { side: sideName(ev.side), points: ev.points, score: ev.score });
+        cls = "score";
+        if (!replay) {
+          const label =
+            reason === "count" ? t("float_domino", { points: ev.points }) : reason === "bonus" ? t("float_bonus", { points: ev.points }) : t("float_points", { points: ev.points });
+          floatNear(ev.side, label, reason !== "ends");
+          sounds.play(reason === "count" ? "domino" : "score");
+        }
+        break;
+      }
+      case "bonus":
+        text = t("log_bonus", { name: name(ev.seat), points: ev.points });
+        cls = "score";
+        break;
+      case "dumbbell":
+        text = t("log_dumbbell", { name: name(ev.seat), in_turn: ev.in_turn, in_game: ev.in_game });
+        break;
+      case "hand_over":
+        text = handOverTitle(ev);
+        cls = "hand";
+        showSummary(ev);
+        break;
+      case "game_over":
+        text = t("log_game_over", { side: sideName(ev.winner) });
+        cls = "hand";
+        showGameOver(ev);
+        break;
+      default:
+        break;
+    }
+    if (text) addLog(text, cls);
+  }
+
+  function addLog(text, cls) {
+    if (!ui.log) return;
+    ui.log.append(el("li", { class: cls || null }, text));
+    while (ui.log.children.length > MAX_LOG) ui.log.firstElementChild.remove();
+    ui.log.scrollTop = ui.log.scrollHeight;
+  }
+
+  function announce(text) {
+    if (!ui.announcer) return;
+    ui.announcer.textContent = "";
+    // A fresh node so screen readers read a repeated message again.
+    setTimeout(() => {
+      ui.announcer.textContent = text;
+    }, 30);
+  }
+
+  let hintTimer = null;
+  function hint(text) {
+    if (ui.handHint) {
+      ui.handHint.textContent = text;
+      ui.handHint.dataset.hold = "1";
+      clearTimeout(hintTimer);
+      hintTimer = setTimeout(() => {
+        delete ui.handHint.dataset.hold;
+        render();
+      }, 3500);
+    }
+    announce(text);
+  }
+
+  /** "+15" (or "Domino! +20") floating up from the seat of the side that scored. */
+  function floatNear(side, label, big) {
+    if (!ui.felt) return;
+    const seats = seatsOf(side);
+    const seat = seats.includes(lastActor) ? lastActor : seats[0];
+    const target = ui.felt.querySelector(`.seat[data-seat="${seat}"]`) || ui.boardWrap;
+    if (!target) return;
+    const fr = ui.felt.getBoundingClientRect();
+    const r = target.getBoundingClientRect();
+    const node = el("div", { class: `float-score${big ? " big" : ""}`, "aria-hidden": "true" }, label);
+    node.style.left = `${r.left - fr.left + r.width / 2}px`;
+    node.style.top = `${r.top - fr.top + r.height / 2}px`;
+    ui.felt.append(node);
+    setTimeout(() => node.remove(), 1900);
+  }
+
+  // ======================================================================== summaries
+
+  function handOverTitle(ev) {
+    switch (ev.result) {
+      case "domino":
+        return t("summary_domino", { name: seatName(ev.seat) });
+      case "locked":
+        return t("summary_locked");
+      case "blocked":
+        return ev.seat === null || ev.seat === undefined ? t("summary_blocked_even") : t("summary_blocked", { name: seatName(ev.seat) });
+      case "redeal":
+        return t("summary_redeal");
+      case "forfeit":
+        return t("summary_forfeit");
+      default:
+        return t("summary_hand_over");
+    }
+  }
+
+  function bonesRow(bones, size = 15) {
+    const row = el("span", { class: "bones" });
+    if (!bones || !bones.length) {
+      row.append(el("span", {}, t("summary_no_bones")));
+      return row;
+    }
+    for (const b of bones) row.append(renderBone(b, { size, vertical: true, title: canonicalBone(b) }));
+    return row;
+  }
+
+  function showSummary(ev) {
+    const box = ui.summary;
+    if (!box) return;
+    const hands = Array.isArray(ev.hands) ? ev.hands : [];
+    const heading = el("h2", { id: "summary-title" }, handOverTitle(ev));
+    const rows = hands.map((bones, seat) =>
+      el(
+        "tr",
+        { class: seat === ev.seat ? "winner" : null },
+        el("th", { scope: "row" }, seatName(seat)),
+        el("td", {}, bonesRow(bones)),
+        el("td", { class: "num", title: t("summary_pips_help") }, String(pipsOf(bones))),
+      ),
+    );
+    const table = el(
+      "table",
+      {},
+      el("caption", { class: "visually-hidden" }, t("summary_hands_caption")),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("summary_player")), el("th", { scope: "col" }, t("summary_bones_left")), el("th", { scope: "col", class: "num" }, t("summary_pips")))),
+      el("tbody", {}, rows),
+    );
+    const lines = [];
+    if (ev.result === "domino" || ev.result === "blocked") {
+      if (ev.seat !== null && ev.seat !== undefined) {
+        lines.push(el("p", { class: "count-line" }, t("summary_count", { pips: ev.pips, rounded: ev.rounded })));
+        let result;
+        if (ev.points > 0) result = t("summary_points", { side: sideName(ev.side), points: ev.points });
+        else if (!ev.rounded) result = t("summary_nothing_to_count");
+        else result = t("summary_no_points", { side: sideName(ev.side) });
+        lines.push(el("p", { class: "count-line" }, result));
+      } else {
+        lines.push(el("p", {}, t("summary_even", { pips: ev.pips })));
+      }
+    } else if (ev.result === "locked") {
+      lines.push(el("p", {}, t("summary_locked_help")));
+    }
+    const close = el("button", { type: "button", class: "btn", text: t("summary_continue"), onclick: hideSummary });
+    box.replaceChildren(heading, table, ...lines, el("div", { class: "actions" }, close));
+    box.hidden = false;
+    box.setAttribute("aria-labelledby", "summary-title");
+    state.summaryShownAt = Date.now();
+    clearTimeout(state.summaryTimer);
+    state.summaryTimer = setTimeout(hideSummary, 25000);
+  }
+
+  /** The next hand is under way: let the summary go once it has been read for a moment. */
+  function summaryMayGo() {
+    if (!ui.summary || ui.summary.hidden) return;
+    const shown = Date.now() - (state.summaryShownAt || 0);
+    clearTimeout(state.summaryTimer);
+    state.summaryTimer = setTimeout(hideSummary, Math.max(0, 8000 - shown));
+  }
+
+  function hideSummary() {
+    if (!ui.summary || ui.summary.hidden) return;
+    const hadFocus = ui.summary.contains(document.activeElement);
+    ui.summary.hidden = true;
+    clearTimeout(state.summaryTimer);
+    if (hadFocus) focusHand();
+  }
+
+  function workoutText(w) {
+    if (!w) return "";
+    if (w.kind === "reps") return tn("workout_reps", w.amount);
+    if (w.kind === "timed") return tn("workout_timed", w.amount);
+    const miles = w.amount / 10;
+    return tn("workout_run", miles, { n: miles.toLocaleString(document.documentElement.lang || undefined) });
+  }
+
+  function showGameOver(ev) {
+    const d = ui.gameOverDialog;
+    if (!d) return;
+    const body = [];
+    body.push(el("h2", { id: "game-over-title" }, t("game_over_title")));
+    body.push(el("p", { class: "winner" }, t("game_over_winner", { side: sideName(ev.winner) })));
+    if (ev.reason === "forfeit" && ev.forfeit !== null && ev.forfeit !== undefined) {
+      body.push(el("p", {}, t("game_over_forfeit", { name: seatName(ev.forfeit) })));
+    }
+    const scores = Array.isArray(ev.scores) ? ev.scores : [];
+    body.push(
+      el(
+        "ul",
+        { "aria-label": t("scores_title") },
+        scores.map((s, side) =>
+          el("li", {}, t("game_over_score", { side: sideName(side), score: s }), (ev.skunked || []).includes(side) ? ` — ${t("game_over_skunked")}` : ""),
+        ),
+      ),
+    );
+    if ((ev.skunked || []).length) {
+      body.push(el("p", {}, t("game_over_skunk_help", { line: state.game?.rules?.skunk_under ?? "" })));
+    }
+    if (Array.isArray(ev.workouts)) {
+      const owed = ev.workouts.map((w, seat) => (w ? el("li", {}, t("game_over_workout", { name: seatName(seat), workout: workoutText(w) })) : null)).filter(Boolean);
+      if (owed.length) body.push(el("h3", {}, t("game_over_workouts")), el("ul", {}, owed));
+    }
+    body.push(
+      el(
+        "div",
+        { class: "actions" },
+        el("button", { type: "button", class: "btn", text: t("close"), onclick: () => d.close() }),
+      ),
+    );
+    d.replaceChildren(...body);
+    d.setAttribute("aria-labelledby", "game-over-title");
+    hideSummary();
+    if (!d.open) {
+      if (typeof d.showModal === "function") d.showModal();
+      else d.setAttribute("open", "");
+    }
+  }
+
+  // ======================================================================== drawing
+
+  function render() {
+    ui.felt?.classList.toggle("offline", !state.ws || state.ws.readyState !== 1);
+    renderHead();
+    renderSeats();
+    renderScores();
+    renderStatus();
+    renderBoardNow();
+    renderHand();
+    renderInvite();
+    renderDoublesDialog();
+  }
+
+  function renderHead() {
+    const table = state.table;
+    const game = state.game;
+    if (ui.facts) {
+      const s = settings();
+      const facts = [];
+      const mode = game?.rules?.title || (table?.mode ? t(`mode_${table.mode}`) : null);
+      if (mode) facts.push(el("li", { title: t("fact_mode_help") }, mode));
+      if (s.target) facts.push(el("li", { title: t("fact_target_help") }, t("fact_target", { n: s.target })));
+      if (s.players) facts.push(el("li", {}, s.partners ? t("fact_partners") : tn("fact_players", s.players)));
+      if (s.set) facts.push(el("li", {}, t(`set_${s.set.replace("-", "_")}`)));
+      if (game && game.deal) facts.push(el("li", { title: t("fact_hand_help") }, t("fact_hand", { n: game.deal })));
+      if (game && s.deal && game.rules && game.rules.yard > 0) {
+        facts.push(el("li", { title: t("fact_yard_help") }, t("fact_yard", { n: game.yard ?? 0 })));
+      }
+      if (game?.rules?.clock_name && s.clock) facts.push(el("li", { title: t("fact_clock_help") }, t("fact_clock", { name: game.rules.clock_name, seconds: s.clock })));
+      if (!game && table?.status) {
+        const key = `status_${table.status}`;
+        if (strings[key]) facts.push(el("li", {}, t(key)));
+      }
+      ui.facts.replaceChildren(...facts);
+    }
+    if (ui.commitment) {
+      const c = table?.commitment;
+      if (c && c.sha256) {
+        ui.commitment.hidden = false;
+        const code = ui.commitment.querySelector("code.short");
+        const full = ui.commitment.querySelector("code.full");
+        if (code) code.textContent = `${String(c.sha256).slice(0, 12)}…`;
+        if (full) full.textContent = c.sha256;
+        const summary = ui.commitment.querySelector("summary");
+        if (summary) summary.title = t("commitment_help");
+      } else {
+        ui.commitment.hidden = true;
+      }
+    }
+  }
+
+  const POSITIONS = {
+    2: ["bottom", "top"],
+    3: ["bottom", "left", "right"],
+    4: ["bottom", "left", "top", "right"],
+  };
+
+  function seatPanel(seatInfo, pos) {
+    const table = state.table;
+    const game = state.game;
+    const n = seatInfo.number;
+    const me = mySeat();
+    const pregame = !game;
+    const player = seatInfo.player;
+    const isMe = me !== null && n === me;
+    const turn = game && game.phase !== "game_over" && game.to_act === n;
+    const cls = ["seat"];
+    if (!player) cls.push("empty");
+    if (isMe) cls.push("me");
+    if (turn) cls.push("turn");
+    const name = player ? player.name : t("seat_empty");
+    const online = seatInfo.online === undefined ? null : !!seatInfo.online;
+    const head = el(
+      "h3",
+      {},
+      player && online !== null
+        ? el("span", { class: `presence${online ? " online" : ""}`, title: online ? t("online") : t("away"), role: "img", "aria-label": online ? t("online") : t("away") })
+        : null,
+      el("span", { class: "name", title: name }, name),
+      isMe ? el("span", { class: "visually-hidden" }, ` ${t("you_marker")}`) : null,
+      turn ? el("span", { class: "visually-hidden" }, ` ${t("seat_turn")}`) : null,
+    );
+    const line = el("div", { class: "seat-line" });
+    if (game && Array.isArray(game.hand_sizes) && player) {
+      const count = game.hand_sizes[n] ?? 0;
+      line.append(el("span", { class: "count", title: tn("bones_in_hand", count) }, String(count), el("span", { class: "visually-hidden" }, ` ${tn("bones_in_hand", count)}`)));
+      if (!isMe) {
+        const minis = el("span", { class: "mini-bones", "aria-hidden": "true" });
+        for (let i = 0; i < Math.min(count, 12); i++) minis.append(renderBone("0-0", { size: 9, vertical: true, faceDown: true }));
+        line.append(minis);
+      }
+    }
+    if (pregame && player) {
+      line.append(el("span", { class: `tag${seatInfo.ready ? " ready" : ""}` }, seatInfo.ready ? t("ready_tag") : t("not_ready_tag")));
+    }
+    if (game && game.rock === n) line.append(el("span", { class: "tag rock", title: t("rock_help") }, t("rock")));
+    if (game && Array.isArray(game.dumbbells) && (game.settings?.clock || game.dumbbells[n] > 0)) {
+      line.append(el("span", { class: "tag", title: t("dumbbells_help") }, t("dumbbells_n", { n: game.dumbbells[n] ?? 0 })));
+    }
+    if (table?.host && player && table.host === player.id) {
+      line.append(el("span", { class: "tag", title: t("host_help") }, t("host")));
+    }
+    const actions = el("div", { class: "seat-actions" });
+    if (pregame && !state.fatal) {
+      if (!player && me === null && state.ws) {
+        actions.append(
+          el("button", {
+            type: "button",
+            class: "btn btn-small",
+            "aria-label": t("sit_here_seat", { n: n + 1 }),
+            text: t("sit_here"),
+            onclick: () => send({ type: "sit", seat: n }),
+          }),
+        );
+      }
+      if (player && !isMe && table?.you?.host && !seatInfo.ready) {
+        actions.append(
+          el("button", {
+            type: "button",
+            class: "btn btn-small btn-danger",
+            "aria-label": t("remove_player", { name: player.name }),
+            text: t("remove"),
+            onclick: () => send({ type: "remove", seat: n }),
+          }),
+        );
+      }
+      if (isMe) {
+        actions.append(
+          el("button", {
+            type: "button",
+            class: "btn btn-small",
+            "aria-pressed": seatInfo.ready ? "true" : "false",
+            text: seatInfo.ready ? t("not_ready") : t("ready"),
+            onclick: () => {
+              sounds.unlock();
+              send({ type: "ready", ready: !seatInfo.ready });
+            },
+          }),
+          el("button", { type: "button", class: "btn btn-small btn-quiet", text: t("leave_seat"), onclick: () => send({ type: "stand" }) }),
+        );
+      }
+    }
+    const label = player ? t("seat_label", { n: n + 1, name }) : t("seat_label_empty", { n: n + 1 });
+    return el("section", { class: cls.join(" "), "data-seat": String(n), "data-pos": pos, "aria-label": label }, head, line, actions.childNodes.length ? actions : null);
+  }
+
+  function renderSeats() {
+    const table = state.table;
+    if (!table || !Array.isArray(table.seats) || !ui.others || !ui.meBar) return;
+    const seats = [...table.seats].sort((a, b) => a.number - b.number);
+    const n = seats.length;
+    const me = mySeat();
+    const base = me ?? 0;
+    const positions = POSITIONS[n] || seats.map((_, i) => (i === 0 ? "bottom" : "top"));
+    const others = [];
+    let bottom = null;
+    for (const s of seats) {
+      const rel = (((s.number - base) % n) + n) % n;
+      const pos = positions[rel] || "top";
+      const panel = seatPanel(s, pos);
+      if (pos === "bottom") bottom = panel;
+      else others.push({ rel, panel });
+    }
+    others.sort((a, b) => a.rel - b.rel);
+    ui.felt?.setAttribute("data-players", String(n));
+    ui.others.replaceChildren(...others.map((o) => o.panel));
+    const bar = [];
+    if (bottom) bar.push(bottom);
+    if (me === null && table) bar.push(el("p", { class: "watching" }, t("watching")));
+    ui.meBar.replaceChildren(...bar);
+  }
+
+  function renderScores() {
+    const pad = ui.scorePad;
+    if (!pad) return;
+    const game = state.game;
+    const s = settings();
+    const sides = sideCount();
+    if (!sides) {
+      pad.replaceChildren();
+      return;
+    }
+    const scores = game?.scores || new Array(sides).fill(0);
+    const onBoard = game?.on_board || new Array(sides).fill(false);
+    const getOn = s.get_on ?? 0;
+    const target = s.target || 0;
+    const me = mySeat();
+    const rows = [];
+    for (let side = 0; side < sides; side++) {
+      const turn = game && game.to_act !== null && game.to_act !== undefined && sideOf(game.to_act) === side && game.phase !== "game_over";
+      const mine = me !== null && sideOf(me) === side;
+      let mark = null;
+      if (getOn > 0 && game) {
+        mark = onBoard[side]
+          ? el("span", { class: "on-board", title: t("on_board_help", { n: getOn }) }, el("span", { "aria-hidden": "true" }, "✓ "), t("on_board"))
+          : el("span", { class: "on-board off", title: t("not_on_board_help", { n: getOn }) }, t("not_on_board"));
+      }
+      const score = scores[side] ?? 0;
+      const pct = target ? Math.min(100, Math.round((100 * score) / target)) : 0;
+      const bar = el("div", { class: "bar", "aria-hidden": "true" }, el("span", { style: `width:${pct}%` }));
+      let dumb = null;
+      if (game && s.clock && Array.isArray(game.dumbbells)) {
+        const d = seatsOf(side).reduce((sum, seat) => sum + (game.dumbbells[seat] || 0), 0);
+        dumb = el("div", { class: "dumbbells", title: t("dumbbells_help") }, t("dumbbells_n", { n: d }));
+      }
+      rows.push(
+        el(
+          "tr",
+          { class: [mine ? "mine" : "", turn ? "turn" : ""].join(" ").trim() || null, "data-side": String(side) },
+          el("th", { scope: "row" }, sideName(side), mine ? el("span", { class: "visually-hidden" }, ` ${t("you_marker")}`) : null, bar, dumb),
+          el("td", {}, mark),
+          el("td", { class: "num", title: t("score_help", { target }) }, String(score)),
+        ),
+      );
+    }
+    const table = el(
+      "table",
+      {},
+      el("caption", { class: "visually-hidden" }, t("scores_caption")),
+      el("thead", { class: "visually-hidden" }, el("tr", {}, el("th", { scope: "col" }, t("summary_player")), el("th", { scope: "col" }, t("on_board")), el("th", { scope: "col" }, t("score")))),
+      el("tbody", {}, rows),
+    );
+    const foot = [];
+    if (target) foot.push(el("p", { class: "target", title: t("fact_target_help") }, t("target_line", { n: target })));
+    const skunk = state.game?.rules?.skunk_under;
+    if (skunk) foot.push(el("p", { class: "target", title: t("skunk_help", { n: skunk }) }, t("skunk_line", { n: skunk })));
+    if (getOn > 0) foot.push(el("p", { class: "target" }, t("get_on_line", { n: getOn })));
+    pad.replaceChildren(table, ...foot);
+  }
+
+  function renderStatus() {
+    const node = ui.status;
+    if (!node) return;
+    const game = state.game;
+    const table = state.table;
+    const me = mySeat();
+    let text = "";
+    let cls = "";
+    if (state.fatal) {
+      text = "";
+    } else if (!table) {
+      text = t("connecting");
+    } else if (!game) {
+      const seats = table.seats || [];
+      const filled = seats.filter((s) => s.player).length;
+      if (filled < seats.length) text = t("status_waiting_players");
+      else if (seats.some((s) => !s.ready)) text = t("status_waiting_ready");
+      else text = t("status_dealing");
+      if (me !== null && !seats.find((s) => s.number === me)?.ready) text += ` ${t("status_press_ready")}`;
+    } else if (game.phase === "game_over") {
+      text = t("status_game_over");
+    } else if (game.phase === "awaiting_deal") {
+      text = t("status_washing");
+    } else if (game.to_act !== null && game.to_act !== undefined) {
+      const mine = me !== null && game.to_act === me;
+      if (mine) {
+        cls = "mine";
+        const acts = legal();
+        if (Date.now() < state.passingUntil || game.forced_pass) {
+          text = t("status_passing");
+          cls = "passing";
+        } else if (game.phase === "choosing_doubles") text = t("status_choose_doubles");
+        else if (acts.length && acts.every((a) => a.type === "draw")) text = t("status_draw");
+        else if (!game.board?.lead) text = t("status_your_lead");
+        else text = t("status_your_turn");
+      } else {
+        text = game.phase === "choosing_doubles" ? t("status_other_doubles", { name: seatName(game.to_act) }) : t("status_their_turn", { name: seatName(game.to_act) });
+      }
+    }
+    if (me !== null && game && game.to_act !== me && Date.now() < state.passingUntil) {
+      text = t("status_passing");
+      cls = "passing";
+    }
+    node.textContent = text;
+    node.className = `turn-status ${cls}`.trim();
+    // Announce turn changes once each.
+    const turnKey = game && game.to_act !== undefined ? `${game.deal}:${game.to_act}:${game.phase}` : null;
+    if (turnKey && turnKey !== state.lastTurnKey) {
+      state.lastTurnKey = turnKey;
+      if (me !== null && game.to_act === me && game.phase !== "game_over") {
+        announce(t("announce_your_turn"));
+        sounds.play("turn");
+      } else if (game.to_act !== null && game.to_act !== undefined && game.phase === "playing") {
+        announce(t("status_their_turn", { name: seatName(game.to_act) }));
+      }
+    }
+  }
+
+  let boardFrame = 0;
+  function renderBoardNow() {
+    if (!ui.board) return;
+    const game = state.game;
+    const lit = state.selected ? playsFor(state.selected).filter(Boolean) : state.drag ? playsFor(state.drag.bone).filter(Boolean) : [];
+    const last = game?.last_play && game.board?.lead ? game.last_play.bone : null;
+    ui.boardWrap?.classList.toggle("empty", !game?.board?.lead);
+    const active = document.activeElement;
+    const focusedEnd = active && ui.board.contains(active) ? active.getAttribute("data-end") : null;
+    renderBoard(ui.board, game?.board || null, {
+      lastBone: last,
+      litEnds: lit,
+      onEnd: (end) => onEndActivated(end),
+      t: (key, params) => (strings[key] !== undefined ? t(key, params) : null),
+      unit: game?.rules?.unit || 5,
+    });
+    if (focusedEnd) {
+      // The board was drawn anew: keep the keyboard where it was, or take it back to the hand.
+      const again = ui.board.querySelector(`.end-target[data-end="${focusedEnd}"]`);
+      if (again && (state.selected || !state.pending)) again.focus();
+      else focusHand();
+    }
+  }
+  function scheduleBoard() {
+    cancelAnimationFrame(boardFrame);
+    boardFrame = requestAnimationFrame(renderBoardNow);
+  }
+
+  function focusHand() {
+    ui.hand?.querySelector('.hand-bone[tabindex="0"]')?.focus();
+  }
+
+  function renderHand() {
+    const game = state.game;
+    const me = mySeat();
+    if (!ui.rack || !ui.hand) return;
+    const watching = me === null || !game || !Array.isArray(game.hand);
+    const focusedBone = ui.hand.contains(document.activeElement) ? document.activeElement.dataset.bone : null;
+    ui.rack.hidden = me === null || !game;
+    const acts = legal();
+    const pending = !!state.pending;
+    ui.hand.classList.toggle("pending", pending);
+    ui.hand.setAttribute("aria-busy", pending ? "true" : "false");
+    const buttons = [];
+    if (!watching) {
+      const big = window.matchMedia && window.matchMedia("(min-width: 760px)").matches;
+      game.hand.forEach((bone, i) => {
+        const key = canonicalBone(bone);
+        const ends = playsFor(bone);
+        const playable = ends.length > 0 && !pending;
+        const selected = state.selected === key;
+        const label = playable ? t("hand_bone_playable", { bone: key }) : t("hand_bone", { bone: key });
+        const btn = el(
+          "button",
+          {
+            type: "button",
+            class: `hand-bone ${playable ? "playable" : "unplayable"}`,
+            "data-bone": key,
+            "data-index": String(i),
+            "aria-label": label,
+            "aria-pressed": selected ? "true" : "false",
+            "aria-disabled": playable ? null : "true",
+            tabindex: "-1",
+          },
+          renderBone(bone, { size: big ? 36 : 24, vertical: true }),
+        );
+        btn.addEventListener("click", (ev) => {
+          if (state.suppressClick) {
+            state.suppressClick = false;
+            return;
+          }
+          state.handFocus = i;
+          sounds.unlock();
+          chooseBone(key, ev.detail === 0);
+        });
+        btn.addEventListener("pointerdown", (ev) => startDrag(ev, btn, key));
+        buttons.push(btn);
+      });
+    }
+    if (state.handFocus >= buttons.length) state.handFocus = Math.max(0, buttons.length - 1);
+    const selIndex = buttons.findIndex((b) => b.dataset.bone === state.selected);
+    const focusIndex = focusedBone ? buttons.findIndex((b) => b.dataset.bone === focusedBone) : -1;
+    const roving = focusIndex >= 0 ? focusIndex : selIndex >= 0 ? selIndex : state.handFocus;
+    if (buttons[roving]) buttons[roving].tabIndex = 0;
+    ui.hand.replaceChildren(...buttons);
+    if (!buttons.length) {
+      ui.hand.append(el("p", { class: "hand-empty" }, watching ? t("hand_hidden") : t("hand_empty")));
+    }
+    if (focusIndex >= 0 && buttons[focusIndex]) buttons[focusIndex].focus();
+    else if (focusedBone && buttons[roving]) buttons[roving].focus(); // the focused bone was played
+
+    // The heading's hint.
+    if (ui.handHint && !hintTimerActive()) {
+      let h = "";
+      if (pending) h = t("hint_sending");
+      else if (state.selected) h = t("hint_choose_end");
+      else if (acts.some((a) => a.type === "play")) h = t("hint_choose_bone");
+      else if (acts.length && acts.every((a) => a.type === "draw")) h = t("hint_draw");
+      ui.handHint.textContent = h;
+    }
+
+    // The yard, face down, when the only moves are draws.
+    const draws = acts.filter((a) => a.type === "draw");
+    if (ui.yard && ui.yardBones) {
+      if (draws.length && !pending) {
+        ui.yard.hidden = false;
+        const n = game.yard || draws.length;
+        if (ui.yardTitle) ui.yardTitle.textContent = tn("yard_title", n);
+        const focusedPos = ui.yardBones.contains(document.activeElement) ? document.activeElement.dataset.position : null;
+        const yb = [];
+        for (let pos = 0; pos < n; pos++) {
+          if (!draws.some((a) => a.position === pos)) continue;
+          yb.push(
+            el(
+              "button",
+              {
+                type: "button",
+                class: "yard-bone",
+                "data-position": String(pos),
+                "aria-label": t("draw_bone", { n: pos + 1, total: n }),
+                title: t("draw_bone", { n: pos + 1, total: n }),
+                onclick: () => {
+                  sounds.unlock();
+                  act({ type: "draw", position: pos });
+                },
+              },
+              renderBone("0-0", { size: 20, vertical: true, faceDown: true }),
+            ),
+          );
+        }
+        ui.yardBones.replaceChildren(...yb);
+        if (focusedPos !== null) ui.yardBones.querySelector(`[data-position="${focusedPos}"]`)?.focus();
+      } else {
+        ui.yard.hidden = true;
+        ui.yardBones.replaceChildren();
+      }
+    }
+
+    // A manual pass, if the server ever offers one that it does not make itself.
+    if (ui.handActions) {
+      const canPass = acts.some((a) => a.type === "pass") && !game?.forced_pass;
+      ui.handActions.replaceChildren(
+        ...(canPass && !pending ? [el("button", { type: "button", class: "btn", text: t("pass"), onclick: () => act({ type: "pass" }) })] : []),
+        ...(state.selected ? [el("button", { type: "button", class: "btn btn-quiet", text: t("cancel_choice"), onclick: cancelSelection })] : []),
+      );
+    }
+  }
+
+  function hintTimerActive() {
+    return ui.handHint && ui.handHint.dataset.hold === "1";
+  }
+
+  function renderInvite() {
+    const box = ui.invite;
+    if (!box) return;
+    const url = state.table?.invite_url || app.dataset.inviteUrl;
+    if (!url || state.game) {
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    const input = box.querySelector("input");
+    if (input && input.value !== url) input.value = url;
+  }
+
+  function renderDoublesDialog() {
+    const d = ui.doublesDialog;
+    if (!d) return;
+    const acts = legal().filter((a) => a.type === "doubles");
+    const want = acts.length > 0 && !state.pending;
+    if (want && !d.open) {
+      const doubles = state.doublesSeen || (state.game?.hand || []).filter((b) => parseBone(b).double);
+      const box = d.querySelector(".dialog-bones");
+      if (box) box.replaceChildren(...doubles.map((b) => renderBone(b, { size: 22, vertical: true, title: canonicalBone(b) })));
+      if (typeof d.showModal === "function") d.showModal();
+      else d.setAttribute("open", "");
+      d.querySelector("button")?.focus();
+    } else if (!want && d.open) {
+      d.close();
+    }
+  }
+
+  // ======================================================================== drag and drop
+
+  function startDrag(ev, btn, bone) {
+    if (ev.button !== undefined && ev.button !== 0) return;
+    if (state.pending || !playsFor(bone).length) return;
+    const drag = { bone, btn, x0: ev.clientX, y0: ev.clientY, id: ev.pointerId, active: false, ghost: null, over: null };
+    const move = (e) => {
+      if (e.pointerId !== drag.id) return;
+      const dx = e.clientX - drag.x0;
+      const dy = e.clientY - drag.y0;
+      if (!drag.active) {
+        if (Math.hypot(dx, dy) < 8) return;
+        drag.active = true;
+        state.drag = drag;
+        state.selected = null;
+        drag.ghost = el("div", { class: "drag-ghost", "aria-hidden": "true" }, renderBone(bone, { size: 34 }));
+        document.body.append(drag.ghost);
+        try {
+          btn.setPointerCapture(drag.id);
+        } catch {
+          /* not capturable: follow window events */
+        }
+        renderBoardNow();
+      }
+      e.preventDefault();
+      drag.ghost.style.transform = `translate(${e.clientX - 34}px, ${e.clientY - 17}px)`;
+      const target = document.elementFromPoint(e.clientX, e.clientY)?.closest?.(".end-target.lit");
+      if (drag.over && drag.over !== target) drag.over.classList.remove("drop-over");
+      drag.over = target || null;
+      if (target) target.classList.add("drop-over");
+    };
+    const end = (e) => {
+      if (e.pointerId !== drag.id) return;
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", end);
+      window.removeEventListener("pointercancel", end);
+      if (!drag.active) return;
+      drag.ghost?.remove();
+      state.drag = null;
+      state.suppressClick = true;
+      setTimeout(() => {
+        state.suppressClick = false;
+      }, 50);
+      const target = e.type === "pointerup" ? document.elementFromPoint(e.clientX, e.clientY)?.closest?.(".end-target.lit") : null;
+      if (target && playsFor(bone).includes(target.dataset.end)) playBone(bone, target.dataset.end);
+      else if (target && playsFor(bone).length === 1) playBone(bone, playsFor(bone)[0]);
+      else render();
+    };
+    window.addEventListener("pointermove", move, { passive: false });
+    window.addEventListener("pointerup", end);
+    window.addEventListener("pointercancel", end);
+  }
+
+  // ======================================================================== static controls
+
+  function wireControls() {
+    // Arrow keys move along the hand (a toolbar); Escape cancels a chosen bone.
+    ui.hand?.addEventListener("keydown", (ev) => {
+      const buttons = [...ui.hand.querySelectorAll(".hand-bone")];
+      const i = buttons.indexOf(document.activeElement);
+      if (i < 0) return;
+      let next = null;
+      if (ev.key === "ArrowRight" || ev.key === "ArrowDown") next = (i + 1) % buttons.length;
+      else if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") next = (i - 1 + buttons.length) % buttons.length;
+      else if (ev.key === "Home") next = 0;
+      else if (ev.key === "End") next = buttons.length - 1;
+      if (next === null) return;
+      ev.preventDefault();
+      buttons[i].tabIndex = -1;
+      buttons[next].tabIndex = 0;
+      buttons[next].focus();
+      state.handFocus = next;
+    });
+    app.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape" && state.selected) {
+        ev.preventDefault();
+        cancelSelection();
+      } else if (ev.key === "Escape" && ui.summary && !ui.summary.hidden) {
+        hideSummary();
+      }
+    });
+
+    if (ui.soundToggle) {
+      const paint = () => {
+        ui.soundToggle.setAttribute("aria-pressed", sounds.enabled ? "true" : "false");
+        ui.soundToggle.textContent = sounds.enabled ? t("sound_on") : t("sound_off");
+        ui.soundToggle.title = t("sound_help");
+      };
+      ui.soundToggle.addEventListener("click", () => {
+        sounds.setEnabled(!sounds.enabled);
+        paint();
+      });
+      paint();
+    }
+
+    // The five-doubles dialog's buttons.
+    ui.doublesDialog?.addEventListener("click", (ev) => {
+      const choice = ev.target.closest?.("[data-choice]")?.dataset.choice;
+      if (!choice) return;
+      ui.doublesDialog.close();
+      act({ type: "doubles", choice });
+    });
+    ui.doublesDialog?.addEventListener("cancel", (ev) => ev.preventDefault()); // a choice is due
+
+    // The invite box's copy button.
+    const copy = ui.invite?.querySelector("[data-copy]");
+    copy?.addEventListener("click", async () => {
+      const input = ui.invite.querySelector("input");
+      const status = ui.invite.querySelector("[data-copy-status]");
+      try {
+        await navigator.clipboard.writeText(input.value);
+      } catch {
+        input.select();
+        document.execCommand?.("copy");
+      }
+      if (status) status.textContent = t("copied");
+    });
+
+    // Collapse the move log by default on phones.
+    if (ui.logDetails && window.matchMedia && window.matchMedia("(max-width: 759px)").matches) ui.logDetails.open = false;
+
+    // Redraw the board when its box changes size.
+    if (window.ResizeObserver && ui.boardWrap) {
+      let w = 0;
+      let h = 0;
+      new ResizeObserver((entries) => {
+        const r = entries[0].contentRect;
+        if (Math.abs(r.width - w) < 2 && Math.abs(r.height - h) < 2) return;
+        w = r.width;
+        h = r.height;
+        scheduleBoard();
+      }).observe(ui.boardWrap);
+    }
+
+    // Come back quickly when the page is shown again or the network returns.
+    window.addEventListener("online", () => {
+      if (!state.ws && !state.fatal) connect();
+    });
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible" && !state.ws && !state.fatal) connect();
+    });
+  }
+
+  // Browsers allow sound only after a gesture on the page.
+  const unlock = () => sounds.unlock();
+  document.addEventListener("pointerdown", unlock, { once: true });
+  document.addEventListener("keydown", unlock, { once: true });
+
+  wireControls();
+  render();
+  showBanner(t("connecting"), { busy: true });
+  connect();
+
+  return {
+    state,
+    send,
+    render,
+    get userId() {
+      return userId;
+    },
+  };
+}
+
+function readStrings() {
+  const node = document.getElementById("table-strings");
+  if (!node) return {};
+  try {
+    const data = JSON.parse(node.textContent || "{}");
+    return data && typeof data === "object" ? data : {};
+  } catch {
+    return {};
+  }
+}
+
+const root = document.getElementById("table-app");
+if (root) window.dominologistTable = startTable(root);
