@@ -1,4 +1,4 @@
-"""Two players in two browsers sign up, create and join a table, and play a whole hand by clicking."""
+"""Two players in two browsers sign up, open and join a table, and play a whole hand by clicking."""
 
 from __future__ import annotations
 
@@ -76,7 +76,8 @@ def test_two_players_play_a_whole_hand_by_clicking(live_server_url: str, new_pag
         page.locator(".seat.me").get_by_role("button", name="Ready", exact=True).click()
     for page in (alice, bob):
         page.wait_for_function(
-            "window.dominologistTable.state.game && window.dominologistTable.state.game.phase !== 'awaiting_deal'"
+            "window.dominologistTable.state.game"
+            " && window.dominologistTable.state.game.phase !== 'awaiting_deal'"
         )
     screenshot(alice, "table-start-desktop")
     screenshot(bob, "table-start-phone")
@@ -98,8 +99,8 @@ def test_two_players_play_a_whole_hand_by_clicking(live_server_url: str, new_pag
     # The hand is over: both browsers show the summary, and the next hand follows by itself.
     for page in (alice, bob):
         page.wait_for_function(
-            "window.dominologistTable.state.game.deal !== %d || window.dominologistTable.state.game.phase === 'game_over'"
-            % first_deal
+            f"window.dominologistTable.state.game.deal !== {first_deal}"
+            " || window.dominologistTable.state.game.phase === 'game_over'"
         )
         assert page.locator("#hand-summary").is_visible()
     screenshot(alice, "hand-over-desktop")
