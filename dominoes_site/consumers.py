@@ -14,6 +14,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.utils.translation import gettext as _
 
 from accounts.services import user_group_name, user_may_play
 
@@ -48,18 +49,20 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if text_data is None:
-            await self.send_error("bad_frame", "Only JSON text messages are understood.")
+            await self.send_error("bad_frame", _("Only JSON text messages are understood."))
             return
         if len(text_data) > MAX_FRAME_BYTES:
-            await self.send_error("too_large", f"Messages are limited to {MAX_FRAME_BYTES} bytes.")
+            await self.send_error(
+                "too_large", _("Messages are limited to %(n)d bytes.") % {"n": MAX_FRAME_BYTES}
+            )
             return
         try:
             content = json.loads(text_data)
         except ValueError:
-            await self.send_error("bad_json", "That message is not valid JSON.")
+            await self.send_error("bad_json", _("That message is not valid JSON."))
             return
         if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-            await self.send_error("bad_message", "A message is a JSON object with a 'type'.")
+            await self.send_error("bad_message", _("A message is a JSON object with a 'type'."))
             return
         await self.receive_json(content)
 
@@ -67,7 +70,9 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if content["type"] == "ping":
             await self.send_json({"type": "pong", "server_time": time.time()})
             return
-        await self.send_error("unknown_type", f"Unknown message type {content['type'][:40]!r}.")
+        await self.send_error(
+            "unknown_type", _("Unknown message type %(type)r.") % {"type": content["type"][:40]}
+        )
 
     async def send_error(self, code: str, message: str, **extra: Any) -> None:
         await self.send_json({"type": "error", "code": code, "message": message, **extra})

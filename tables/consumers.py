@@ -11,6 +11,9 @@ import time
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
 
 from dominoes_site.consumers import CLOSE_ABUSE, HouseConsumer
 from tables import broadcast, selectors, services
@@ -32,6 +35,7 @@ class TableConsumer(HouseConsumer):
 
     async def on_accepted(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.language = _language(self.scope)
         self.tokens = BURST
         self.refilled = time.monotonic()
         self.strikes = 0
@@ -90,25 +94,26 @@ class TableConsumer(HouseConsumer):
             if self.strikes >= ABUSE_STRIKES:
                 await self.close(code=CLOSE_ABUSE)
                 return
-            await self.send_error("rate_limited", "Too many messages; wait a moment.")
+            await self.send_error("rate_limited", _("Too many messages; wait a moment."))
             return
         kind = content["type"]
         handler = self.HANDLERS.get(kind)
-        if handler is None:
-            await super().receive_json(content)
-            return
-        try:
-            await handler(self, content)
-        except services.TableError as exc:
-            await self.send_error(
-                exc.code, exc.message, request_id=_request_id(content), **exc.extra
-            )
+        with translation.override(self.language):
+            if handler is None:
+                await super().receive_json(content)
+                return
+            try:
+                await handler(self, content)
+            except services.TableError as exc:
+                await self.send_error(
+                    exc.code, exc.message, request_id=_request_id(content), **exc.extra
+                )
 
     async def on_hello(self, content: dict[str, Any]) -> None:
         last = content.get("last_seq")
         if last is not None and (type(last) is not int or last < 0):
             raise services.TableError(
-                "bad_field", "last_seq is a whole number or null.", field="last_seq"
+                "bad_field", _("last_seq is a whole number or null."), field="last_seq"
             )
         await self.send_json(await database_sync_to_async(self._catch_up)(last))
 
@@ -144,7 +149,7 @@ class TableConsumer(HouseConsumer):
     async def on_ready(self, content: dict[str, Any]) -> None:
         ready = content.get("ready", True)
         if type(ready) is not bool:
-            raise services.TableError("bad_field", "ready is true or false.", field="ready")
+            raise services.TableError("bad_field", _("ready is true or false."), field="ready")
         await database_sync_to_async(services.seat_ready)(
             table_id=self.table_id, user=self.scope["user"], ready=ready
         )
@@ -218,10 +223,22 @@ class TableConsumer(HouseConsumer):
         )
 
 
+def _language(scope: dict[str, Any]) -> str:
+    """The page's language: the switcher's cookie, else the account's, else English."""
+    chosen = scope.get("cookies", {}).get(settings.LANGUAGE_COOKIE_NAME)
+    user = scope.get("user")
+    for language in (chosen, getattr(user, "language", None)):
+        if language in dict(settings.LANGUAGES):
+            return str(language)
+    return settings.LANGUAGE_CODE
+
+
 def _int_field(content: dict[str, Any], name: str) -> int:
     value = content.get(name)
     if type(value) is not int:
-        raise services.TableError("bad_field", f"{name} must be a whole number.", field=name)
+        raise services.TableError(
+            "bad_field", _("%(field)s must be a whole number.") % {"field": name}, field=name
+        )
     return value
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 
 from accounts.services import AccountNotAllowed, ensure_may_play
 from engine import (
@@ -45,6 +46,37 @@ class TableError(Exception):
         self.code = code
         self.message = message
         self.extra = extra
+
+
+#: The engine explains refusals in English; players read them in their own language.
+ENGINE_MESSAGES = {
+    "not_your_turn": _lazy("It is not your turn."),
+    "bone_not_held": _lazy("You don't hold that bone."),
+    "unknown_bone": _lazy("There is no such bone."),
+    "wrong_lead": _lazy("That bone can't lead this hand: the lead is forced."),
+    "lead_has_no_end": _lazy("The lead is not played on an end."),
+    "wrong_end": _lazy("That bone does not match that end."),
+    "does_not_fit": _lazy("That bone fits no open end."),
+    "spinner_not_closed": _lazy(
+        "Up and down open only once both sides of the spinner are covered."
+    ),
+    "no_spinner": _lazy("There is no spinner on this board, so no up or down."),
+    "ambiguous_end": _lazy("That bone fits more than one end: say which."),
+    "must_play": _lazy("You can play, so you must: no drawing or passing."),
+    "must_draw": _lazy("You can't play: draw from the yard."),
+    "yard_empty": _lazy("The yard is empty."),
+    "no_such_position": _lazy("There is no face-down bone there."),
+    "must_choose": _lazy("Choose first: play your doubles or reshuffle."),
+    "no_choice": _lazy("There is no doubles choice to make."),
+    "no_clock": _lazy("This turn has no clock."),
+    "game_over": _lazy("The game is over."),
+    "awaiting_deal": _lazy("The bones are being washed and dealt."),
+}
+
+
+def _engine_refusal(exc: ActionError) -> TableError:
+    message = ENGINE_MESSAGES.get(exc.code)
+    return TableError(exc.code, str(message) if message is not None else exc.message)
 
 
 class StaleVersion(TableError):
@@ -350,12 +382,12 @@ def game_act(*, table_id: int, user: Any, version: object, action: object) -> Ac
         try:
             parsed = parse_action({**action, "seat": seat})
         except ActionError as exc:
-            raise TableError(exc.code, exc.message) from exc
+            raise _engine_refusal(exc) from exc
         state = GameState.from_json(game.state)
         try:
             events = state.apply(parsed)
         except ActionError as exc:
-            raise TableError(exc.code, exc.message) from exc
+            raise _engine_refusal(exc) from exc
         actions = [{"seat": seat, "kind": action.get("type", "?"), "action": parsed.to_dict()}]
         events, automatic = _automatic_steps(game, state, events)
         actions += automatic
