@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.live import start_server, stop_server
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 WIDTHS = {"phone": (375, 812), "desktop": (1440, 900)}
@@ -65,35 +67,11 @@ def _launch(sync_playwright: Any) -> Iterator[Any]:
         browser.close()
 
 
-def _child_setup() -> None:
-    """In the forked server: start the channel layer afresh (the pools were the parent's)."""
-    from channels.layers import channel_layers
-
-    import dominoes_site.layer as layer_module
-
-    channel_layers.backends.clear()
-    layer_module._loop = None
-
-
 @pytest.fixture
 def live_server_url(transactional_db: None) -> Iterator[str]:
-    from daphne.testing import DaphneProcess
-    from django.db import connections
-
-    from dominoes_site.asgi import application
-
-    connections.close_all()
-    process = DaphneProcess("127.0.0.1", lambda: application, setup=_child_setup)
-    process.daemon = True
-    process.start()
-    if not process.ready.wait(timeout=30):
-        raise RuntimeError("daphne did not start")
-    url = f"http://localhost:{process.port.value}"
-    yield url
-    process.terminate()
-    process.join(timeout=10)
-    if process.is_alive():
-        process.kill()
+    process = start_server()
+    yield f"http://localhost:{process.port.value}"
+    stop_server(process)
 
 
 @pytest.fixture
