@@ -15,7 +15,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import gettext_lazy
 
 from accounts.services import AccountNotAllowed, ensure_may_play
 from engine import (
@@ -50,27 +50,27 @@ class TableError(Exception):
 
 #: The engine explains refusals in English; players read them in their own language.
 ENGINE_MESSAGES = {
-    "not_your_turn": _lazy("It is not your turn."),
-    "bone_not_held": _lazy("You don't hold that bone."),
-    "unknown_bone": _lazy("There is no such bone."),
-    "wrong_lead": _lazy("That bone can't lead this hand: the lead is forced."),
-    "lead_has_no_end": _lazy("The lead is not played on an end."),
-    "wrong_end": _lazy("That bone does not match that end."),
-    "does_not_fit": _lazy("That bone fits no open end."),
-    "spinner_not_closed": _lazy(
+    "not_your_turn": gettext_lazy("It is not your turn."),
+    "bone_not_held": gettext_lazy("You don't hold that bone."),
+    "unknown_bone": gettext_lazy("There is no such bone."),
+    "wrong_lead": gettext_lazy("That bone can't lead this hand: the lead is forced."),
+    "lead_has_no_end": gettext_lazy("The lead is not played on an end."),
+    "wrong_end": gettext_lazy("That bone does not match that end."),
+    "does_not_fit": gettext_lazy("That bone fits no open end."),
+    "spinner_not_closed": gettext_lazy(
         "Up and down open only once both sides of the spinner are covered."
     ),
-    "no_spinner": _lazy("There is no spinner on this board, so no up or down."),
-    "ambiguous_end": _lazy("That bone fits more than one end: say which."),
-    "must_play": _lazy("You can play, so you must: no drawing or passing."),
-    "must_draw": _lazy("You can't play: draw from the yard."),
-    "yard_empty": _lazy("The yard is empty."),
-    "no_such_position": _lazy("There is no face-down bone there."),
-    "must_choose": _lazy("Choose first: play your doubles or reshuffle."),
-    "no_choice": _lazy("There is no doubles choice to make."),
-    "no_clock": _lazy("This turn has no clock."),
-    "game_over": _lazy("The game is over."),
-    "awaiting_deal": _lazy("The bones are being washed and dealt."),
+    "no_spinner": gettext_lazy("There is no spinner on this board, so no up or down."),
+    "ambiguous_end": gettext_lazy("That bone fits more than one end: say which."),
+    "must_play": gettext_lazy("You can play, so you must: no drawing or passing."),
+    "must_draw": gettext_lazy("You can't play: draw from the yard."),
+    "yard_empty": gettext_lazy("The yard is empty."),
+    "no_such_position": gettext_lazy("There is no face-down bone there."),
+    "must_choose": gettext_lazy("Choose first: play your doubles or reshuffle."),
+    "no_choice": gettext_lazy("There is no doubles choice to make."),
+    "no_clock": gettext_lazy("This turn has no clock."),
+    "game_over": gettext_lazy("The game is over."),
+    "awaiting_deal": gettext_lazy("The bones are being washed and dealt."),
 }
 
 

@@ -60,11 +60,16 @@ def _differences(table: Table) -> list[str]:
         "target": _("game to %(n)s"),
         "set": _("%(n)s set"),
     }
+    set_names = {"double-six": _("double-six"), "double-nine": _("double-nine")}
     out = []
     for key, label in names.items():
         value = table.settings.get(key)
-        if value != defaults.get(key):
-            out.append(_("no clock") if key == "clock" and value is None else label % {"n": value})
+        if value == defaults.get(key):
+            continue
+        if key == "clock" and value is None:
+            out.append(_("no clock"))
+        else:
+            out.append(label % {"n": set_names.get(value, value) if key == "set" else value})
     if table.settings.get("spinner") and table.mode in ("fives", "threes"):
         out.append(_("with a spinner"))
     return out
