@@ -119,3 +119,37 @@ def test_join_by_code(client: Client, alice: Any, bob: Any) -> None:
     assert response["Location"] == f"/tables/{table.pk}/?code={table.invite_code}"
     response = client.get(reverse("tables:join"), {"code": "nope"}, follow=True)
     assert b"No table has that invite code" in response.content
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_lobby_socket_hears_of_public_tables_only(alice: Any, bob: Any) -> None:
+    from asgiref.sync import sync_to_async
+    from channels.testing import WebsocketCommunicator
+    from django.conf import settings
+
+    from dominoes_site.asgi import application
+
+    client = Client()
+    await client.aforce_login(bob)
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    socket = WebsocketCommunicator(
+        application,
+        "/ws/lobby/",
+        headers=[
+            (b"cookie", f"{settings.SESSION_COOKIE_NAME}={session}".encode()),
+            (b"origin", b"http://localhost"),
+        ],
+    )
+    assert (await socket.connect())[0]
+    await sync_to_async(services.table_create)(host=alice, mode="citizen", players=2, private=True)
+    public = await sync_to_async(services.table_create)(host=alice, mode="fives")
+    message = await socket.receive_json_from(timeout=10)
+    assert message["type"] == "table" and message["table"]["id"] == public.pk
+    await sync_to_async(services.seat_take)(table_id=public.pk, user=bob, number=1)
+    message = await socket.receive_json_from(timeout=10)
+    assert [s["player"]["name"] if s["player"] else None for s in message["table"]["seats"]] == [
+        "Alice",
+        "Bob",
+    ]
+    assert await socket.receive_nothing(timeout=0.3)
+    await socket.disconnect()
