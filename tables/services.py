@@ -140,6 +140,14 @@ def _open_table(table_id: int) -> Table:
     return table
 
 
+def _ensure_may_sit(user: Any) -> None:
+    """Only adults with an active account sit (the age gate's door for tables)."""
+    try:
+        ensure_may_play(user)
+    except AccountNotAllowed as exc:
+        raise TableError("not_allowed", exc.message) from exc
+
+
 def _waiting_game(table: Table) -> Game:
     game = table.games.filter(status=Game.Status.WAITING).first()
     if game is None:
@@ -149,10 +157,7 @@ def _waiting_game(table: Table) -> Game:
 
 def seat_take(*, table_id: int, user: Any, number: int) -> Table:
     """Sit `user` in seat `number` (moving them if they already sit elsewhere at this table)."""
-    try:
-        ensure_may_play(user)
-    except AccountNotAllowed as exc:
-        raise TableError("not_allowed", exc.message) from exc
+    _ensure_may_sit(user)
     with transaction.atomic():
         table = _open_table(table_id)
         _waiting_game(table)
@@ -220,10 +225,7 @@ def seat_remove(*, table_id: int, host: Any, number: int) -> Table:
 
 def seat_ready(*, table_id: int, user: Any, ready: bool) -> Table:
     """Press (or release) ready. When every seat is taken and ready, the game starts."""
-    try:
-        ensure_may_play(user)
-    except AccountNotAllowed as exc:
-        raise TableError("not_allowed", exc.message) from exc
+    _ensure_may_sit(user)
     with transaction.atomic():
         table = _open_table(table_id)
         game = _waiting_game(table)
@@ -247,10 +249,7 @@ def seat_ready(*, table_id: int, user: Any, ready: bool) -> Table:
 def _start_game(table: Table, game: Game, seats: list[Seat]) -> list[Event]:
     """Every seat is taken and ready: check the players once more, deal the first hand."""
     for seat in seats:
-        try:
-            ensure_may_play(seat.user)
-        except AccountNotAllowed as exc:
-            raise TableError("not_allowed", exc.message) from exc
+        _ensure_may_sit(seat.user)
     state = GameState.from_json(game.state)
     engine_events, actions = _automatic_steps(game, state, [])
     game.players = [s.user_id for s in seats]

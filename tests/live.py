@@ -11,10 +11,17 @@ from typing import Any
 
 
 def _child_setup() -> None:
+    """In the forked child only the forking thread survives: start afresh whatever kept threads
+    (asgiref's thread-sensitive executor, the channel layer's pools and its background loop)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from asgiref.sync import SyncToAsync
     from channels.layers import channel_layers
 
     import dominoes_site.layer as layer_module
 
+    SyncToAsync.single_thread_executor = ThreadPoolExecutor(max_workers=1)
+    SyncToAsync.context_to_thread_executor.clear()
     channel_layers.backends.clear()
     layer_module._loop = None
 
