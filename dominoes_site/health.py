@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from typing import Any
@@ -23,12 +24,18 @@ async def _layer_round_trip() -> dict[str, Any]:
     layer = get_channel_layer()
     if layer is None:
         raise RuntimeError("no channel layer configured")
-    # A plain channel name (not a process-specific one): the round trip then needs no receiving
-    # task of the process, and works the same from any event loop.
-    channel = f"healthz.{uuid.uuid4().hex}"
+    from dominoes_site.channel_layer import HouseSQLiteChannelLayer
+
+    if isinstance(layer, HouseSQLiteChannelLayer):
+        # A plain channel, polled directly: no receiving task of the process is left behind on
+        # whichever event loop runs this check.
+        channel = f"healthz.{uuid.uuid4().hex}"
+    else:
+        # Redis pub/sub delivers only to a channel already subscribed: new_channel subscribes.
+        channel = await layer.new_channel("healthz.")
     token = uuid.uuid4().hex
     await layer.send(channel, {"type": "healthz.ping", "token": token})
-    message = await layer.receive(channel)
+    message = await asyncio.wait_for(layer.receive(channel), timeout=5)
     if message.get("token") != token:
         raise RuntimeError("the channel layer returned a different message")
     return {"backend": type(layer).__name__}
