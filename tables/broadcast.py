@@ -35,12 +35,14 @@ def table_changed(
     game: Game | None = None,
     state: GameState | None = None,
     lobby: bool = True,
+    picture: bool = True,
 ) -> None:
-    """Send each audience its own update: the events it may see, the table, its view."""
+    """Send each audience its own update: the events it may see, its view of the game, and the
+    table's picture when that changed (an update without `table` leaves it as it was)."""
     table_id = table.pk
     if game is None:
         game = selectors.live_game(table)
-    picture = selectors.table_picture(table, game)
+    drawn = selectors.table_picture(table, game) if picture or lobby else None
     if state is None and game is not None and game.status != Game.Status.WAITING:
         state = GameState.from_json(game.state)
 
@@ -49,14 +51,14 @@ def table_changed(
             "type": "table.update",
             "seq": seq,
             "events": public if seat is None else private.get(str(seat), public),
-            "table": picture,
+            "table": drawn if picture else None,
             "game": selectors.game_view(game, seat, state),
         }
 
     outgoing = [(seat_group(table_id, seat), update(seat)) for seat in range(table.players)]
     outgoing.append((public_group(table_id), update(None)))
-    if lobby and not table.private:
-        outgoing.append((LOBBY_GROUP, {"type": "lobby.table", "table": lobby_row(table, picture)}))
+    if lobby and drawn is not None and not table.private:
+        outgoing.append((LOBBY_GROUP, {"type": "lobby.table", "table": lobby_row(table, drawn)}))
     group_send_many(outgoing)
 
 

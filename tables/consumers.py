@@ -197,7 +197,7 @@ class TableConsumer(HouseConsumer):
 
     async def table_update(self, message: dict[str, Any]) -> None:
         picture = message["table"]
-        if picture["status"] == Table.Status.OPEN:
+        if picture is not None and picture["status"] == Table.Status.OPEN:
             # Before the game, a seat can change hands: follow this user to their seat's group.
             user_id = self.scope["user"].pk
             mine = next(
@@ -212,15 +212,11 @@ class TableConsumer(HouseConsumer):
                 # Before the deal every audience sees the same; the client drops a repeated seq.
                 self.seat = mine
                 await self._join_group()
-        await self.send_json(
-            {
-                "type": "update",
-                "seq": message["seq"],
-                "events": message["events"],
-                "table": self._with_you(picture),
-                "game": message["game"],
-            }
-        )
+        update = {"type": "update", "seq": message["seq"], "events": message["events"]}
+        if picture is not None:
+            update["table"] = self._with_you(picture)
+        update["game"] = message["game"]
+        await self.send_json(update)
 
 
 def _language(scope: dict[str, Any]) -> str:

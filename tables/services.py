@@ -383,6 +383,7 @@ def game_act(*, table_id: int, user: Any, version: object, action: object) -> Ac
         except ActionError as exc:
             raise _engine_refusal(exc) from exc
         state = GameState.from_json(game.state)
+        deal_before = state.deal_number
         try:
             events = state.apply(parsed)
         except ActionError as exc:
@@ -408,7 +409,17 @@ def game_act(*, table_id: int, user: Any, version: object, action: object) -> Ac
         if state.is_over:
             Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
             table.status = Table.Status.FINISHED
-        seq = _record(table, engine_events=events, game=game, state=state, lobby=state.is_over)
+        # The table's own picture (seats, status, the next hand's commitment) changes only when
+        # a hand is dealt or the game ends; other moves send the game alone.
+        picture_changed = state.deal_number != deal_before or state.is_over
+        seq = _record(
+            table,
+            engine_events=events,
+            game=game,
+            state=state,
+            lobby=state.is_over,
+            picture=picture_changed,
+        )
     return ActResult(version=new_version, seq=seq, events=events)
 
 
@@ -440,18 +451,23 @@ def _record(
     game: Game | None = None,
     state: GameState | None = None,
     lobby: bool = True,
+    picture: bool = True,
 ) -> int:
     """Raise the table's event number, keep what changed for each audience, broadcast on commit.
 
     `game` and `state`, when the caller has them, spare the broadcast from reading them again;
-    `lobby` says whether the lobby's list of tables changed.
+    `lobby` says whether the lobby's list of tables changed, `picture` whether the table's own
+    picture did. A seat's private list is kept only where it differs from the public one.
     """
     public = list(public or [])
     private: dict[str, list[dict[str, Any]]] = {}
     if engine_events:
-        players = table.players
-        private = {str(s): public + [e.to_seat(s) for e in engine_events] for s in range(players)}
-        public = public + [e.to_public() for e in engine_events]
+        shown = [e.to_public() for e in engine_events]
+        for seat in range(table.players):
+            own = [e.to_seat(seat) for e in engine_events]
+            if own != shown:
+                private[str(seat)] = public + own
+        public = public + shown
     seq = table.seq + 1
     updated = Table.objects.filter(pk=table.pk, seq=table.seq).update(seq=seq)
     if not updated:
@@ -460,7 +476,7 @@ def _record(
     TableEvent.objects.create(table=table, seq=seq, public=public, private=private)
     transaction.on_commit(
         lambda: broadcast.table_changed(
-            table, seq, public, private, game=game, state=state, lobby=lobby
+            table, seq, public, private, game=game, state=state, lobby=lobby, picture=picture
         )
     )
     return seq
