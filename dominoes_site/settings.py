@@ -157,6 +157,9 @@ else:
             "NAME": VAR_DIR / "db.sqlite3",
             "OPTIONS": SQLITE_OPTIONS,
             "TEST": {"NAME": VAR_DIR / "test-db.sqlite3"},
+            # Keep the connection: opening one runs the PRAGMAs again on every socket message.
+            # Tests close every connection after each use so no thread holds the test database.
+            "CONN_MAX_AGE": 0 if TESTING else None,
         }
     }
 USING_POSTGRES = DATABASES["default"]["ENGINE"].endswith("postgresql")
