@@ -80,7 +80,7 @@ def assert_sees_only_its_own(message: dict[str, Any], seat: int | None) -> None:
 
 
 async def receive_until(
-    socket: WebsocketCommunicator, seq: int, seat: int | None, timeout: float = 10
+    socket: WebsocketCommunicator, seq: int, seat: int | None, timeout: float = 30
 ) -> dict[str, Any]:
     """Read messages until one brings the client to `seq`, checking each for leaks."""
     while True:
