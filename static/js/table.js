@@ -335,6 +335,11 @@ export function startTable(app) {
         break;
       case "update":
         if (state.lastSeq !== null && typeof msg.seq === "number" && msg.seq <= state.lastSeq) return; // seen
+        if (state.lastSeq !== null && typeof msg.seq === "number" && msg.seq > state.lastSeq + 1) {
+          // An update went missing on the way (a channel layer may drop one): resume from the last seen.
+          hello();
+          return;
+        }
         applyPicture(msg, flattenEvents(msg.events), {});
         if (typeof msg.seq === "number") state.connSeq = msg.seq;
         break;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -82,10 +83,29 @@ def assert_sees_only_its_own(message: dict[str, Any], seat: int | None) -> None:
 async def receive_until(
     socket: WebsocketCommunicator, seq: int, seat: int | None, timeout: float = 30
 ) -> dict[str, Any]:
-    """Read messages until one brings the client to `seq`, checking each for leaks."""
+    """Read messages until one brings the client to `seq`, checking each for leaks.
+
+    Like the real page, a client that sees a gap in the event numbers (or hears nothing for a few
+    seconds) asks to resume from the last number it saw: Redis pub/sub delivers at most once.
+    """
+    last_seen: int | None = None
+    deadline = asyncio.get_running_loop().time() + timeout
     while True:
-        message = await socket.receive_json_from(timeout=timeout)
+        left = deadline - asyncio.get_running_loop().time()
+        if left <= 0:
+            raise AssertionError(f"seat {seat} never got seq {seq}")
+        try:
+            message = await socket.receive_json_from(timeout=min(5, left))
+        except TimeoutError:
+            await socket.send_json_to({"type": "hello", "last_seq": last_seen})
+            continue
         assert message["type"] != "error", message
         assert_sees_only_its_own(message, seat)
-        if message.get("seq", -1) >= seq and message["type"] in ("update", "snapshot", "resume"):
-            return message
+        number = message.get("seq")
+        if message["type"] == "update" and last_seen is not None and number > last_seen + 1:
+            await socket.send_json_to({"type": "hello", "last_seq": last_seen})
+            continue
+        if message["type"] in ("update", "snapshot", "resume"):
+            last_seen = max(last_seen or 0, number)
+            if number >= seq:
+                return message
