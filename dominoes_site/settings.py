@@ -169,7 +169,9 @@ REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            # The list-based layer: a message waits in Redis until its consumer takes it
+            # (pub/sub delivers at most once, and lost updates under test).
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {"hosts": [REDIS_URL], "prefix": env.str("CHANNELS_PREFIX", "dominoes")},
         }
     }
