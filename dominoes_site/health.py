@@ -31,7 +31,7 @@ async def _layer_round_trip() -> dict[str, Any]:
         # whichever event loop runs this check.
         channel = f"healthz.{uuid.uuid4().hex}"
     else:
-        # Redis pub/sub delivers only to a channel already subscribed: new_channel subscribes.
+        # A process-specific channel: on Redis (pub/sub or lists) new_channel makes it receivable.
         channel = await layer.new_channel("healthz.")
     token = uuid.uuid4().hex
     await layer.send(channel, {"type": "healthz.ping", "token": token})
