@@ -51,8 +51,11 @@ signup = SignupView.as_view()
 
 
 def profile(request: HttpRequest, pk: int) -> HttpResponse:
+    from gym.selectors import workouts_for_profile
+
     player = get_object_or_404(User, pk=pk, is_active=True)
-    return render(request, "accounts/profile.html", {"player": player})
+    context = {"player": player, "workouts": workouts_for_profile(player, request.user)}
+    return render(request, "accounts/profile.html", context)
 
 
 @login_required

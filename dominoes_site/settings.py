@@ -40,6 +40,8 @@ HOUSE_VARIABLES = [
     "CELERY_CONCURRENCY",
     "ACCOUNT_EMAIL_VERIFICATION",
     "AGE_VERIFY_WITHIN_DAYS",
+    "GYM_CLOCK_GRACE_MS",
+    "GYM_CLOCK_SWEEP_SECONDS",
     "EMAIL_URL",
     "DEFAULT_FROM_EMAIL",
     "SECURE_SSL_REDIRECT",
@@ -92,6 +94,7 @@ INSTALLED_APPS = [
     "dominoes_site",
     "accounts",
     "tables",
+    "gym",
     "ledger",
     "tournaments",
 ]
@@ -238,7 +241,15 @@ CELERY_BEAT_SCHEDULE = {
         "task": "accounts.tasks.age_gate_check",
         "schedule": crontab(hour=3, minute=17),
     },
+    # The Gym clock: each turn's timer is a task with an ETA; this sweep catches a lost one.
+    "gym-clock-sweep": {
+        "task": "tables.tasks.clock_sweep",
+        "schedule": env.float("GYM_CLOCK_SWEEP_SECONDS", default=1.0),
+        "options": {"expires": 5},
+    },
 }
+# A move that arrives this long after its turn's deadline still counts (network delay).
+GYM_CLOCK_GRACE_MS = env.int("GYM_CLOCK_GRACE_MS", default=300)
 
 # --- Accounts -------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"

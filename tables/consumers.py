@@ -131,8 +131,15 @@ class TableConsumer(HouseConsumer):
                     "events": missed,
                     "table": picture,
                     "game": view,
+                    "server_time": selectors.server_time(),
                 }
-        return {"type": "snapshot", "seq": table.seq, "table": picture, "game": view}
+        return {
+            "type": "snapshot",
+            "seq": table.seq,
+            "table": picture,
+            "game": view,
+            "server_time": selectors.server_time(),
+        }
 
     async def on_sit(self, content: dict[str, Any]) -> None:
         number = _int_field(content, "seat")
@@ -216,6 +223,7 @@ class TableConsumer(HouseConsumer):
         if picture is not None:
             update["table"] = self._with_you(picture)
         update["game"] = message["game"]
+        update["server_time"] = selectors.server_time()
         await self.send_json(update)
 
 

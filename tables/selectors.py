@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
+
+from django.conf import settings as django_settings
 
 from engine import GameState, public_view, seat_view
 from tables.models import Game, Table, TableEvent
@@ -57,7 +60,27 @@ def game_view(
     state = state or GameState.from_json(game.state)
     view = public_view(state) if seat is None else seat_view(state, seat)
     view["version"] = game.version
+    view["clock"] = clock_view(game, state)
     return view
+
+
+def clock_view(game: Game, state: GameState) -> dict[str, Any] | None:
+    """The turn clock as clients draw it: the server's deadline (epoch milliseconds), the full
+    clock and the grace; clients pair it with the server time each message carries."""
+    seconds = state.settings.clock
+    if seconds is None:
+        return None
+    deadline = game.deadline
+    return {
+        "seconds": seconds,
+        "deadline": None if deadline is None else int(deadline.timestamp() * 1000),
+        "grace_ms": django_settings.GYM_CLOCK_GRACE_MS,
+    }
+
+
+def server_time() -> int:
+    """The server's clock in epoch milliseconds, sent with every message to a table."""
+    return int(time.time() * 1000)
 
 
 def seat_number(table: Table, game: Game | None, user_id: int | None) -> int | None:

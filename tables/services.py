@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings as django_settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -25,6 +27,7 @@ from engine import (
     Pass,
     Phase,
     TableSettings,
+    Timeout,
     parse_action,
 )
 from tables import broadcast
@@ -256,8 +259,10 @@ def _start_game(table: Table, game: Game, seats: list[Seat]) -> list[Event]:
     game.status = Game.Status.PLAYING
     game.state = state.to_json()
     game.version = len(actions)
-    game.save(update_fields=["players", "status", "state", "version"])
+    game.deadline = _turn_deadline(state, timezone.now(), None)
+    game.save(update_fields=["players", "status", "state", "version", "deadline"])
     _save_actions(game, actions, first_version=1)
+    _clock_schedule(game)
     Table.objects.filter(pk=table.pk).update(status=Table.Status.PLAYING)
     table.status = Table.Status.PLAYING
     return engine_events
@@ -357,7 +362,12 @@ def _seat_of(game: Game, user: Any) -> int | None:
 
 
 def game_act(*, table_id: int, user: Any, version: object, action: object) -> ActResult:
-    """Apply one player's action against the game version they saw. All or nothing."""
+    """Apply one player's action against the game version they saw. All or nothing.
+
+    At a table on the clock, a move that arrives after the deadline and its grace is refused:
+    the clock has run out, the dumbbell is applied at once (if the timer has not already done
+    it) and the player is told so.
+    """
     if type(version) is not int:
         raise TableError("bad_field", _("The move must name the game version."), field="version")
     if not isinstance(action, dict):
@@ -378,49 +388,191 @@ def game_act(*, table_id: int, user: Any, version: object, action: object) -> Ac
             raise TableError("not_your_seat", _("You can only move for your own seat."))
         if version != game.version:
             raise StaleVersion(game.version)
-        try:
-            parsed = parse_action({**action, "seat": seat})
-        except ActionError as exc:
-            raise _engine_refusal(exc) from exc
-        state = GameState.from_json(game.state)
-        deal_before = state.deal_number
-        try:
-            events = state.apply(parsed)
-        except ActionError as exc:
-            raise _engine_refusal(exc) from exc
-        actions = [{"seat": seat, "kind": action.get("type", "?"), "action": parsed.to_dict()}]
-        events, automatic = _automatic_steps(game, state, events)
-        actions += automatic
-        new_version = game.version + len(actions)
-        changes: dict[str, Any] = {"state": state.to_json(), "version": new_version}
-        if state.is_over:
-            changes.update(
-                status=Game.Status.FINISHED,
-                finished_at=timezone.now(),
-                result=state.result.to_dict() if state.result else None,
+        overdue = _clock_overdue(game, timezone.now())
+        if not overdue:
+            try:
+                parsed = parse_action({**action, "seat": seat})
+            except ActionError as exc:
+                raise _engine_refusal(exc) from exc
+            if isinstance(parsed, Timeout):
+                raise TableError("bad_field", _("Only the clock gives dumbbells."), field="action")
+            state = GameState.from_json(game.state)
+            try:
+                events = state.apply(parsed)
+            except ActionError as exc:
+                raise _engine_refusal(exc) from exc
+            kind = str(action.get("type", "?"))
+            result = _commit_action(
+                game, state, seat, kind, parsed.to_dict(), events, by_player=True
             )
-        updated = Game.objects.filter(pk=game.pk, version=game.version).update(**changes)
-        if not updated:
-            raise StaleVersion(game.version)
-        for name, value in changes.items():
-            setattr(game, name, value)
-        _save_actions(game, actions, first_version=new_version - len(actions) + 1, by_player=True)
-        table = game.table
-        if state.is_over:
-            Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
-            table.status = Table.Status.FINISHED
-        # The table's own picture (seats, status, the next hand's commitment) changes only when
-        # a hand is dealt or the game ends; other moves send the game alone.
-        picture_changed = state.deal_number != deal_before or state.is_over
-        seq = _record(
-            table,
-            engine_events=events,
-            game=game,
-            state=state,
-            lobby=state.is_over,
-            picture=picture_changed,
+    if overdue:
+        clock_expire(game_id=game.pk, version=game.version)
+        raise TableError("clock_ran_out", _("Your time ran out before your move arrived."))
+    return result
+
+
+def _commit_action(
+    game: Game,
+    state: GameState,
+    seat: int,
+    kind: str,
+    applied: dict[str, Any],
+    events: list[Event],
+    *,
+    by_player: bool,
+) -> ActResult:
+    """Save an action applied to `state`, with the automatic steps that follow it, as the next
+    versions of `game` (compare-and-set), set the turn clock, and record the events."""
+    deal_before = game.state.get("deal")
+    to_act_before = game.state.get("to_act")
+    actions = [{"seat": seat, "kind": kind, "action": applied}]
+    events, automatic = _automatic_steps(game, state, events)
+    actions += automatic
+    new_version = game.version + len(actions)
+    now = timezone.now()
+    turn_goes_on = kind == "draw" and not automatic and state.to_act == to_act_before
+    changes: dict[str, Any] = {
+        "state": state.to_json(),
+        "version": new_version,
+        "deadline": _turn_deadline(state, now, game.deadline if turn_goes_on else None),
+    }
+    if state.is_over:
+        changes.update(
+            status=Game.Status.FINISHED,
+            finished_at=now,
+            result=state.result.to_dict() if state.result else None,
         )
+    updated = Game.objects.filter(pk=game.pk, version=game.version).update(**changes)
+    if not updated:
+        raise StaleVersion(game.version)
+    for name, value in changes.items():
+        setattr(game, name, value)
+    _save_actions(game, actions, first_version=new_version - len(actions) + 1, by_player=by_player)
+    table = game.table
+    if state.is_over:
+        Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
+        table.status = Table.Status.FINISHED
+        _game_over(game, state)
+    _clock_schedule(game)
+    # The table's own picture (seats, status, the next hand's commitment) changes only when
+    # a hand is dealt or the game ends; other moves send the game alone.
+    picture_changed = state.deal_number != deal_before or state.is_over
+    seq = _record(
+        table,
+        engine_events=events,
+        game=game,
+        state=state,
+        lobby=state.is_over,
+        picture=picture_changed,
+    )
     return ActResult(version=new_version, seq=seq, events=events)
+
+
+def _game_over(game: Game, state: GameState) -> None:
+    """What follows a finished game inside its transaction: the workouts owed (Gym)."""
+    from gym.services import workouts_record
+
+    workouts_record(game=game, state=state)
+
+
+# --- the Gym clock ----------------------------------------------------------------------------
+
+
+def clock_grace() -> timedelta:
+    """How long after the deadline a move still counts (network delay): GYM_CLOCK_GRACE_MS."""
+    return timedelta(milliseconds=django_settings.GYM_CLOCK_GRACE_MS)
+
+
+def _turn_deadline(state: GameState, now: datetime, running: datetime | None) -> datetime | None:
+    """When the turn now to act runs out: a full clock for a new turn, the running clock when
+    the turn goes on (a draw), none when nobody is on the clock."""
+    clock = state.settings.clock
+    if clock is None or state.is_over or state.to_act is None:
+        return None
+    if state.phase not in (Phase.PLAYING, Phase.CHOOSING_DOUBLES) or state.is_forced_pass():
+        return None
+    if running is not None:
+        return running
+    return now + timedelta(seconds=clock)
+
+
+def _clock_overdue(game: Game, now: datetime) -> bool:
+    return game.deadline is not None and now > game.deadline + clock_grace()
+
+
+def _clock_schedule(game: Game) -> None:
+    """On commit, queue the timer for the turn's deadline (plus grace): it names the version,
+    so a move made in time leaves it nothing to do. The beat sweep catches a lost timer."""
+    if game.deadline is None:
+        return
+    game_id, version, due = game.pk, game.version, game.deadline + clock_grace()
+
+    def queue() -> None:
+        from tables.tasks import clock_expire as task
+
+        try:
+            task.apply_async((game_id, version), eta=due)
+        except Exception:  # the sweep catches up; a broker hiccup must not fail the move
+            log.exception("game %s: could not queue the clock timer", game_id)
+
+    transaction.on_commit(queue)
+
+
+def clock_expire(*, game_id: int, version: int, now: datetime | None = None) -> bool:
+    """The clock of `game_id` at `version` ran out: the player to act takes a dumbbell.
+
+    Idempotent: applied only while the game is still at `version` and past its deadline and
+    grace (compare-and-set on the version), so a timer and the sweep, or a timer and a move,
+    never both act. Returns whether a dumbbell was given.
+    """
+    with transaction.atomic():
+        game = (
+            Game.objects.select_for_update()
+            .select_related("table")
+            .filter(pk=game_id, status=Game.Status.PLAYING, version=version)
+            .first()
+        )
+        if game is None or not _clock_overdue(game, now or timezone.now()):
+            return False
+        state = GameState.from_json(game.state)
+        seat = state.to_act
+        if seat is None:  # pragma: no cover - a deadline is set only with someone to act
+            return False
+        try:
+            events = state.apply(Timeout(seat))
+        except ActionError:
+            log.exception("game %s v%s: the clock could not give a dumbbell", game_id, version)
+            Game.objects.filter(pk=game.pk, version=version).update(deadline=None)
+            return False
+        _commit_action(
+            game, state, seat, "timeout", Timeout(seat).to_dict(), events, by_player=False
+        )
+    return True
+
+
+def clock_due_in(*, game_id: int, version: int) -> float | None:
+    """Seconds until the clock of `game_id` at `version` is due (deadline plus grace), or None
+    when the game has moved on or has no clock running."""
+    deadline = (
+        Game.objects.filter(pk=game_id, status=Game.Status.PLAYING, version=version)
+        .values_list("deadline", flat=True)
+        .first()
+    )
+    if deadline is None:
+        return None
+    return max(0.0, (deadline + clock_grace() - timezone.now()).total_seconds())
+
+
+def clock_sweep(*, now: datetime | None = None) -> int:
+    """Give every game past its deadline (and grace) its dumbbell: the beat job's catch-up for
+    a timer that was lost (a worker restart, say). Returns how many dumbbells it gave."""
+    now = now or timezone.now()
+    due = list(
+        Game.objects.filter(
+            status=Game.Status.PLAYING, deadline__lt=now - clock_grace()
+        ).values_list("pk", "version")
+    )
+    return sum(clock_expire(game_id=pk, version=version, now=now) for pk, version in due)
 
 
 def _save_actions(

@@ -105,6 +105,8 @@ export function startTable(app) {
     drag: null,
     suppressClick: false,
     passingUntil: 0,
+    clockOffset: 0, // server time minus this browser's time, in ms
+    clockWarned: null,
   };
   window.wsReady = false;
 
@@ -317,9 +319,99 @@ export function startTable(app) {
     if (hadFocus) b.querySelector("button")?.focus();
   }
 
+  // ======================================================================== the Gym clock
+
+  // The server's clock, as best this browser knows it: the offset is the largest of the recent
+  // (server time - arrival time) samples, since a message's delay only ever makes it look smaller.
+  const offsets = [];
+  function noteServerTime(serverMs) {
+    offsets.push(serverMs - Date.now());
+    if (offsets.length > 12) offsets.shift();
+    state.clockOffset = Math.max(...offsets);
+  }
+
+  function serverNow() {
+    return Date.now() + (state.clockOffset || 0);
+  }
+
+  /** Milliseconds left on the turn clock, from the server's deadline; null when none runs. */
+  function clockLeft() {
+    const clock = state.game?.clock;
+    if (!clock || typeof clock.deadline !== "number" || state.game.phase === "game_over") return null;
+    return Math.max(0, clock.deadline - serverNow());
+  }
+
+  function clockBar(seat) {
+    const clock = state.game?.clock;
+    const left = clockLeft();
+    if (left === null || state.game.to_act !== seat) return null;
+    const bar = el("div", { class: "clock", role: "timer", "data-clock": "", title: t("clock_help") },
+      el("span", { class: "clock-fill" }),
+      el("span", { class: "clock-text" }),
+    );
+    bar.dataset.seconds = String(clock.seconds);
+    paintClock(bar, left);
+    return bar;
+  }
+
+  function paintClock(bar, left) {
+    const total = Number(bar.dataset.seconds) * 1000 || 1;
+    const fraction = Math.max(0, Math.min(1, left / total));
+    const seconds = Math.ceil(left / 1000);
+    bar.classList.toggle("warn", fraction <= 0.5 && fraction > 0.25);
+    bar.classList.toggle("danger", fraction <= 0.25);
+    bar.querySelector(".clock-fill").style.width = `${(fraction * 100).toFixed(1)}%`;
+    const text = left > 0 ? t("clock_left", { n: seconds }) : t("clock_out");
+    const label = bar.querySelector(".clock-text");
+    if (label.textContent !== text) label.textContent = text;
+    bar.setAttribute("aria-label", t("clock_label", { n: seconds }));
+  }
+
+  // One ticker redraws every bar on the page; it stops when no clock runs.
+  let clockTicker = 0;
+  function tickClock() {
+    clearInterval(clockTicker);
+    clockTicker = 0;
+    if (clockLeft() === null) return;
+    clockTicker = setInterval(() => {
+      const left = clockLeft();
+      const bars = document.querySelectorAll("[data-clock]");
+      if (left === null || !bars.length) {
+        clearInterval(clockTicker);
+        clockTicker = 0;
+        return;
+      }
+      for (const bar of bars) paintClock(bar, left);
+      const me = mySeat();
+      const warnAt = Math.min(3000, Number(state.game.clock.seconds) * 500);
+      const key = `${state.game.version}`;
+      if (me !== null && state.game.to_act === me && left > 0 && left <= warnAt && state.clockWarned !== key) {
+        state.clockWarned = key;
+        announce(t("clock_hurry", { n: Math.ceil(left / 1000) }));
+        sounds.play("turn");
+      }
+    }, 100);
+  }
+
+  function popDumbbell(seat) {
+    if (!ui.felt) return;
+    const target = ui.felt.querySelector(`.seat[data-seat="${seat}"]`);
+    if (!target) return;
+    const fr = ui.felt.getBoundingClientRect();
+    const r = target.getBoundingClientRect();
+    const node = el("div", { class: "float-score dumbbell-pop", "aria-hidden": "true" }, t("dumbbell_pop"));
+    node.style.left = `${r.left - fr.left + r.width / 2}px`;
+    node.style.top = `${r.top - fr.top + r.height / 2}px`;
+    ui.felt.append(node);
+    target.classList.add("took-dumbbell");
+    setTimeout(() => target.classList.remove("took-dumbbell"), 1200);
+    setTimeout(() => node.remove(), 1900);
+  }
+
   // ======================================================================== messages
 
   function handle(msg) {
+    if (typeof msg.server_time === "number") noteServerTime(msg.server_time);
     switch (msg.type) {
       case "snapshot":
       case "resume":
@@ -387,6 +479,8 @@ export function startTable(app) {
 
     render();
     maybeWash();
+    while (pendingDumbbells.length) popDumbbell(pendingDumbbells.shift());
+    tickClock();
 
     if (typeof msg.seq === "number") {
       state.lastSeq = msg.seq;
@@ -616,6 +710,7 @@ export function startTable(app) {
   // ======================================================================== events
 
   let lastActor = null;
+  const pendingDumbbells = [];
 
   function onEvent(ev, { replay }) {
     const name = (s) => seatName(s);
@@ -700,6 +795,10 @@ export function startTable(app) {
         break;
       case "dumbbell":
         text = t("log_dumbbell", { name: name(ev.seat), in_turn: ev.in_turn, in_game: ev.in_game });
+        if (!replay) {
+          pendingDumbbells.push(ev.seat);
+          announce(text);
+        }
         break;
       case "hand_over":
         text = handOverTitle(ev);
@@ -884,8 +983,25 @@ export function startTable(app) {
       body.push(el("p", {}, t("game_over_skunk_help", { line: state.game?.rules?.skunk_under ?? "" })));
     }
     if (Array.isArray(ev.workouts)) {
-      const owed = ev.workouts.map((w, seat) => (w ? el("li", {}, t("game_over_workout", { name: seatName(seat), workout: workoutText(w) })) : null)).filter(Boolean);
-      if (owed.length) body.push(el("h3", {}, t("game_over_workouts")), el("ul", {}, owed));
+      const base = settings().workout;
+      const owed = ev.workouts
+        .map((w, seat) => {
+          if (!w) return null;
+          const dumbbells = state.game?.dumbbells?.[seat] ?? 0;
+          const why = base
+            ? t((ev.skunked || []).includes(sideOf(seat)) ? "workout_why_skunked" : "workout_why", {
+                base: workoutText(base),
+                n: dumbbells,
+                per: t(`per_dumbbell_${base.kind}`),
+              })
+            : "";
+          return el("li", { "data-workout-seat": String(seat) }, t("game_over_workout", { name: seatName(seat), workout: workoutText(w) }), why ? el("span", { class: "help" }, why) : null);
+        })
+        .filter(Boolean);
+      if (owed.length) {
+        body.push(el("h3", {}, t("game_over_workouts")), el("ul", {}, owed));
+        if (mySeat() !== null && ev.workouts[mySeat()]) body.push(el("p", { class: "help" }, t("workout_on_profile")));
+      }
     }
     body.push(
       el(
@@ -932,7 +1048,15 @@ export function startTable(app) {
       if (game && s.deal && game.rules && game.rules.yard > 0) {
         facts.push(el("li", { title: t("fact_yard_help") }, t("fact_yard", { n: game.yard ?? 0 })));
       }
-      if (game?.rules?.clock_name && s.clock) facts.push(el("li", { title: t("fact_clock_help") }, t("fact_clock", { name: game.rules.clock_name, seconds: s.clock })));
+      if (s.clock) {
+        const mode = table?.mode || s.mode;
+        const clockName = mode === "inmate_gym" ? t("clock_hard_time") : mode === "citizen_gym" ? t("clock_community_service") : t("clock_custom");
+        facts.push(el("li", { title: t("fact_clock_help") }, t("fact_clock", { name: clockName, seconds: s.clock })));
+      }
+      if (s.workout && s.workout.kind) {
+        const per = t(`per_dumbbell_${s.workout.kind}`);
+        facts.push(el("li", { class: "fact-workout", title: t("fact_workout_help", { per }) }, t("fact_workout", { workout: workoutText(s.workout), per })));
+      }
       if (!game && table?.status) {
         const key = `status_${table.status}`;
         if (strings[key]) facts.push(el("li", {}, t(key)));
@@ -1001,7 +1125,11 @@ export function startTable(app) {
     }
     if (game && game.rock === n) line.append(el("span", { class: "tag rock", title: t("rock_help") }, t("rock")));
     if (game && Array.isArray(game.dumbbells) && (game.settings?.clock || game.dumbbells[n] > 0)) {
-      line.append(el("span", { class: "tag", title: t("dumbbells_help") }, t("dumbbells_n", { n: game.dumbbells[n] ?? 0 })));
+      const inTurn = turn ? game.turn_dumbbells || 0 : 0;
+      line.append(
+        el("span", { class: `tag dumbbells${inTurn ? " in-turn" : ""}`, "data-dumbbells": String(game.dumbbells[n] ?? 0), title: t("dumbbells_help") },
+          inTurn ? t("dumbbells_turn_game", { turn: inTurn, game: game.dumbbells[n] ?? 0 }) : t("dumbbells_n", { n: game.dumbbells[n] ?? 0 })),
+      );
     }
     if (table?.host && player && table.host === player.id) {
       line.append(el("span", { class: "tag", title: t("host_help") }, t("host")));
@@ -1047,7 +1175,7 @@ export function startTable(app) {
       }
     }
     const label = player ? t("seat_label", { n: n + 1, name }) : t("seat_label_empty", { n: n + 1 });
-    return el("section", { class: cls.join(" "), "data-seat": String(n), "data-pos": pos, "aria-label": label }, head, line, actions.childNodes.length ? actions : null);
+    return el("section", { class: cls.join(" "), "data-seat": String(n), "data-pos": pos, "aria-label": label }, head, line, clockBar(n), actions.childNodes.length ? actions : null);
   }
 
   function renderSeats() {

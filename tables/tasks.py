@@ -1,0 +1,34 @@
+"""Celery tasks for tables: thin wrappers around services (the Gym clock)."""
+
+import time
+
+from celery import shared_task
+
+from tables import services
+
+#: A timer that fires this close before its due time waits in place rather than re-queueing.
+EARLY_WAIT_SECONDS = 1.0
+
+
+@shared_task(name="tables.tasks.clock_expire", ignore_result=True)
+def clock_expire(game_id: int, version: int) -> bool:
+    """A turn's timer: the player to act at `version` takes a dumbbell, if still due.
+
+    A timer that fires a little early (the worker's clock is coarse) waits for the due time
+    instead of leaving the dumbbell to the next sweep."""
+    if services.clock_expire(game_id=game_id, version=version):
+        return True
+    wait = services.clock_due_in(game_id=game_id, version=version)
+    if wait is None or clock_expire.request.is_eager:  # run inline: the sweep is the backstop
+        return False
+    if wait > EARLY_WAIT_SECONDS:
+        clock_expire.apply_async((game_id, version), countdown=wait)
+        return False
+    time.sleep(wait)
+    return services.clock_expire(game_id=game_id, version=version)
+
+
+@shared_task(name="tables.tasks.clock_sweep", ignore_result=True)
+def clock_sweep() -> int:
+    """The beat job every second: dumbbells for games whose timer was lost."""
+    return services.clock_sweep()

@@ -1,0 +1,372 @@
+"""The Gym clock: deadlines, dumbbells given once, grace at its edges, the sweep, forfeits and
+the workouts owed."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+from django.utils import timezone
+
+from engine import GameState
+from gym.models import WorkoutOwed
+from gym.services import WorkoutError, workout_done
+from tables import services
+from tables.models import Game, GameAction, Table
+from tests.tables.helpers import connect, receive_until
+
+GRACE = timedelta(milliseconds=settings.GYM_CLOCK_GRACE_MS)
+MS = timedelta(milliseconds=1)
+
+
+def gym_table(alice: Any, bob: Any, **options: Any) -> Table:
+    options.setdefault("clock", 3)
+    table = services.table_create(host=alice, mode="citizen_gym", players=2, **options)
+    services.seat_take(table_id=table.pk, user=bob, number=1)
+    services.seat_ready(table_id=table.pk, user=alice, ready=True)
+    services.seat_ready(table_id=table.pk, user=bob, ready=True)
+    return table
+
+
+def live(table: Table) -> Game:
+    return Game.objects.get(table=table)
+
+
+def due(game: Game) -> datetime:
+    """A moment just past the game's deadline and grace: when its timer may act."""
+    assert game.deadline is not None
+    return game.deadline + GRACE + MS
+
+
+def timeout(game: Game) -> bool:
+    return services.clock_expire(game_id=game.pk, version=game.version, now=due(game))
+
+
+def player_to_act(table: Table, alice: Any, bob: Any) -> tuple[Any, GameState]:
+    state = GameState.from_json(live(table).state)
+    assert state.to_act is not None
+    return [alice, bob][state.to_act], state
+
+
+def a_move(state: GameState, kinds: tuple[str, ...] = ("play", "choose", "draw", "pass")) -> dict:
+    for action in state.legal_actions():
+        data = action.to_dict()
+        if data["type"] in kinds:
+            data.pop("seat")
+            return data
+    raise AssertionError(f"no {kinds} among {state.legal_actions()}")
+
+
+@pytest.mark.django_db
+def test_a_gym_turn_starts_with_a_full_clock(alice: Any, bob: Any) -> None:
+    before = timezone.now()
+    table = gym_table(alice, bob, clock=7)
+    game = live(table)
+    assert game.deadline is not None
+    assert before + timedelta(seconds=7) <= game.deadline <= timezone.now() + timedelta(seconds=7)
+
+
+@pytest.mark.django_db
+def test_tables_without_a_clock_have_no_deadline(alice: Any, bob: Any) -> None:
+    table = services.table_create(host=alice, mode="citizen", players=2)
+    services.seat_take(table_id=table.pk, user=bob, number=1)
+    services.seat_ready(table_id=table.pk, user=alice, ready=True)
+    services.seat_ready(table_id=table.pk, user=bob, ready=True)
+    assert live(table).deadline is None
+    assert services.clock_sweep(now=timezone.now() + timedelta(days=1)) == 0
+
+
+@pytest.mark.django_db
+def test_the_timer_run_twice_on_one_version_gives_one_dumbbell(alice: Any, bob: Any) -> None:
+    table = gym_table(alice, bob)
+    game = live(table)
+    seat = GameState.from_json(game.state).to_act
+    assert timeout(game) is True
+    assert timeout(game) is False  # the same version again: the game moved on
+    after = live(table)
+    state = GameState.from_json(after.state)
+    assert state.dumbbells[seat] == 1 and state.turn_dumbbells == 1
+    assert state.to_act == seat, "still their turn"
+    assert after.version == game.version + 1
+    assert GameAction.objects.filter(game=game, kind="timeout").count() == 1
+    # ...and the clock started over, full.
+    assert after.deadline is not None and after.deadline > game.deadline
+
+
+@pytest.mark.django_db
+def test_no_dumbbell_before_the_deadline_and_its_grace(alice: Any, bob: Any) -> None:
+    table = gym_table(alice, bob)
+    game = live(table)
+    assert game.deadline is not None
+    at_edge = game.deadline + GRACE
+    assert services.clock_expire(game_id=game.pk, version=game.version, now=at_edge) is False
+    assert services.clock_sweep(now=at_edge) == 0
+    assert live(table).version == game.version
+
+
+@pytest.mark.django_db
+def test_five_in_one_turn_forfeit_the_game(alice: Any, bob: Any) -> None:
+    table = gym_table(alice, bob)
+    seat = GameState.from_json(live(table).state).to_act
+    for n in range(1, 6):
+        game = live(table)
+        assert game.status == Game.Status.PLAYING, f"the game ended after {n - 1} dumbbells"
+        assert timeout(game)
+    game = live(table)
+    assert game.status == Game.Status.FINISHED and game.deadline is None
+    assert game.result["reason"] == "forfeit" and game.result["forfeit"] == seat
+    assert game.result["winner"] == 1 - seat
+    assert Table.objects.get(pk=table.pk).status == Table.Status.FINISHED
+
+
+@pytest.mark.django_db
+def test_four_and_then_one_in_the_next_turn_do_not_forfeit(alice: Any, bob: Any) -> None:
+    table = gym_table(alice, bob)
+    for _ in range(4):
+        assert timeout(live(table))
+    user, state = player_to_act(table, alice, bob)
+    first = state.to_act
+    # The player finally moves (drawing keeps the turn and its clock: play or pass ends it).
+    while state.to_act == first:
+        game = live(table)
+        services.game_act(table_id=table.pk, user=user, version=game.version, action=a_move(state))
+        state = GameState.from_json(live(table).state)
+    assert state.turn_dumbbells == 0
+    assert state.dumbbells[first] == 4
+    # The same player's next turn: one more dumbbell is not the fifth of a turn.
+    while state.to_act != first:
+        other, _ = player_to_act(table, alice, bob)
+        game = live(table)
+        services.game_act(table_id=table.pk, user=other, version=game.version, action=a_move(state))
+        state = GameState.from_json(live(table).state)
+    assert timeout(live(table))
+    state = GameState.from_json(live(table).state)
+    assert live(table).status == Game.Status.PLAYING
+    assert state.dumbbells[first] == 5 and state.turn_dumbbells == 1
+
+
+@pytest.mark.django_db
+def test_drawing_keeps_the_running_clock(alice: Any, bob: Any) -> None:
+    # Draws happen when a player cannot play; look for one over a few games' worth of deals.
+    for _attempt in range(30):
+        table = gym_table(alice, bob)
+        for _ in range(40):
+            game = live(table)
+            state = GameState.from_json(game.state)
+            if game.status != Game.Status.PLAYING:
+                break
+            user = [alice, bob][state.to_act]
+            kinds = {a.to_dict()["type"] for a in state.legal_actions()}
+            move = a_move(state, ("draw",) if "draw" in kinds else ("play", "choose", "pass"))
+            services.game_act(table_id=table.pk, user=user, version=game.version, action=move)
+            after = live(table)
+            if move["type"] == "draw" and GameState.from_json(after.state).to_act == state.to_act:
+                assert after.deadline == game.deadline
+                return
+            if move["type"] == "play":
+                assert after.deadline is not None and after.deadline > game.deadline
+        Game.objects.filter(table=table).update(status=Game.Status.ABORTED)
+    pytest.fail("no draw in 30 games")
+
+
+@pytest.mark.django_db
+def test_a_move_within_the_grace_counts(alice: Any, bob: Any) -> None:
+    table = gym_table(alice, bob)
+    user, state = player_to_act(table, alice, bob)
+    # The deadline passed 50 ms less than the grace ago: the move still counts.
+    deadline = timezone.now() - GRACE + timedelta(milliseconds=50)
+    Game.objects.filter(table=table).update(deadline=deadline)
+    game = live(table)
+    result = services.game_act(
+        table_id=table.pk, user=user, version=game.version, action=a_move(state)
+    )
+    assert result.version > game.version
+    assert GameState.from_json(live(table).state).dumbbells == [0, 0]
+
+
+@pytest.mark.django_db
+def test_a_move_after_the_grace_is_refused_and_the_dumbbell_given(alice: Any, bob: Any) -> None:
+    table = gym_table(alice, bob)
+    user, state = player_to_act(table, alice, bob)
+    seat = state.to_act
+    Game.objects.filter(table=table).update(deadline=timezone.now() - GRACE - 50 * MS)
+    game = live(table)
+    with pytest.raises(services.TableError) as refused:
+        services.game_act(table_id=table.pk, user=user, version=game.version, action=a_move(state))
+    assert refused.value.code == "clock_ran_out"
+    after = live(table)
+    assert after.version == game.version + 1
+    assert GameState.from_json(after.state).dumbbells[seat] == 1
+    assert not GameAction.objects.filter(game=game).exclude(kind__in=["deal", "timeout"]).exists()
+
+
+@pytest.mark.django_db
+def test_players_cannot_send_themselves_a_timeout(alice: Any, bob: Any) -> None:
+    table = gym_table(alice, bob)
+    user, _state = player_to_act(table, alice, bob)
+    game = live(table)
+    with pytest.raises(services.TableError) as refused:
+        services.game_act(
+            table_id=table.pk, user=user, version=game.version, action={"type": "timeout"}
+        )
+    assert refused.value.code == "bad_field"
+    assert live(table).version == game.version
+
+
+@pytest.mark.django_db
+def test_the_sweep_picks_up_a_lost_timer(alice: Any, bob: Any) -> None:
+    first = gym_table(alice, bob)
+    second = gym_table(bob, alice)
+    late = max(due(live(first)), due(live(second)))
+    assert services.clock_sweep(now=late) == 2
+    assert services.clock_sweep(now=late) == 0  # each game's clock started over
+    for table in (first, second):
+        assert sum(GameState.from_json(live(table).state).dumbbells) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("move_first", [True, False])
+def test_a_move_racing_its_timeout_exactly_one_wins(alice: Any, bob: Any, move_first: bool) -> None:
+    """The move arrives inside the grace while the timer, from a clock that reads later, acts
+    on the same version: whichever takes the game first wins, the other changes nothing."""
+    table = gym_table(alice, bob)
+    user, state = player_to_act(table, alice, bob)
+    Game.objects.filter(table=table).update(deadline=timezone.now() - GRACE / 2)
+    game = live(table)
+    outcome: dict[str, Any] = {}
+    start = threading.Barrier(2)
+
+    def move() -> None:
+        start.wait()
+        try:
+            services.game_act(
+                table_id=table.pk, user=user, version=game.version, action=a_move(state)
+            )
+            outcome["move"] = "applied"
+        except services.TableError as exc:
+            outcome["move"] = exc.code
+        finally:
+            close_old_connections()
+
+    def timer() -> None:
+        start.wait()
+        try:
+            outcome["timer"] = services.clock_expire(
+                game_id=game.pk, version=game.version, now=due(game)
+            )
+        finally:
+            close_old_connections()
+
+    order = [move, timer] if move_first else [timer, move]
+    threads = [threading.Thread(target=f) for f in order]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    after = GameState.from_json(live(table).state)
+    dumbbells = sum(after.dumbbells)
+    assert (outcome["move"] == "applied") != (outcome["timer"] is True), outcome
+    if outcome["timer"]:
+        assert dumbbells == 1 and outcome["move"] == "stale"
+    else:
+        assert dumbbells == 0
+    timeouts = GameAction.objects.filter(game=game, kind="timeout").count()
+    assert timeouts == dumbbells
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_disconnected_player_keeps_taking_dumbbells(alice: Any, bob: Any) -> None:
+    table = await sync_to_async(gym_table)(alice, bob)
+    game = await sync_to_async(live)(table)
+    seat = GameState.from_json(game.state).to_act
+    users = [alice, bob]
+    watcher = await connect(users[1 - seat], table.pk)
+    await watcher.send_json_to({"type": "hello", "last_seq": None})
+    snapshot = await watcher.receive_json_from(timeout=10)
+    assert snapshot["game"]["clock"]["deadline"] == int(game.deadline.timestamp() * 1000)
+    assert isinstance(snapshot["server_time"], int)
+    # The player to act never connects (or has gone): their clock runs all the same.
+    seq = snapshot["seq"]
+    for n in (1, 2):
+        game = await sync_to_async(live)(table)
+        assert await sync_to_async(timeout)(game)
+        seq += 1
+        update = await receive_until(watcher, seq, 1 - seat)
+        dumbbell = next(e for e in update["events"] if e["type"] == "dumbbell")
+        assert dumbbell == {"type": "dumbbell", "seat": seat, "in_turn": n, "in_game": n}
+        assert update["game"]["dumbbells"][seat] == n
+        assert update["game"]["clock"]["deadline"] > snapshot["game"]["clock"]["deadline"]
+    await watcher.disconnect()
+
+
+# --- workouts ---------------------------------------------------------------------------------
+
+
+def forfeit(table: Table) -> Game:
+    for _ in range(5):
+        assert timeout(live(table))
+    return live(table)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("kind", "base", "skunked", "owed"),
+    [
+        ("reps", 20, True, (20 + 5 * 5) * 2),
+        ("reps", 20, False, 20 + 5 * 5),
+        ("timed", 60, True, (60 + 5 * 30) * 2),
+        ("timed", 60, False, 60 + 5 * 30),
+        ("run", 10, True, (10 + 5 * 5) * 2),  # tenths of a mile: 1 mile + 5 half miles
+        ("run", 10, False, 10 + 5 * 5),
+    ],
+)
+def test_the_loser_owes_the_workout(
+    alice: Any, bob: Any, kind: str, base: int, skunked: bool, owed: int
+) -> None:
+    table = gym_table(alice, bob, workout={"kind": kind, "amount": base})
+    if not skunked:  # the loser has enough points not to be skunked
+        state = live(table).state
+        state["scores"] = [100, 100]
+        Game.objects.filter(table=table).update(state=state)
+    loser = GameState.from_json(live(table).state).to_act
+    game = forfeit(table)
+    workout = WorkoutOwed.objects.get(game=game)
+    assert workout.user_id == game.players[loser] and workout.seat == loser
+    assert (workout.kind, workout.amount, workout.base_amount) == (kind, owed, base)
+    assert workout.dumbbells == 5 and workout.skunked is skunked
+    assert game.result["workouts"][loser] == {"kind": kind, "amount": owed}
+    assert game.result["workouts"][1 - loser] is None  # the winner owes nothing
+
+
+@pytest.mark.django_db
+def test_a_workout_is_marked_done_by_its_player_only(alice: Any, bob: Any, client: Any) -> None:
+    table = gym_table(alice, bob)
+    game = forfeit(table)
+    workout = WorkoutOwed.objects.get(game=game)
+    owner = workout.user
+    stranger = bob if owner == alice else alice
+    with pytest.raises(WorkoutError):
+        workout_done(workout_id=workout.pk, user=stranger)
+    client.force_login(stranger)
+    client.post(f"/workouts/{workout.pk}/done/")
+    workout.refresh_from_db()
+    assert workout.done_at is None
+    client.force_login(owner)
+    page = client.get("/profile/", follow=True)
+    assert "Mark done" in page.content.decode()
+    client.post(f"/workouts/{workout.pk}/done/")
+    workout.refresh_from_db()
+    assert workout.done_at is not None
+    first = workout.done_at
+    workout_done(workout_id=workout.pk, user=owner)
+    workout.refresh_from_db()
+    assert workout.done_at == first
+    # Others see only the counts, never the list.
+    client.force_login(stranger)
+    page = client.get(f"/players/{owner.pk}/").content.decode()
+    assert "Mark done" not in page and "1 done" in page
