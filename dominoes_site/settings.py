@@ -207,7 +207,10 @@ else:
     BROKER_DIR = VAR_DIR / "broker"
     for _sub in ("queue", "processed", "control"):
         (BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost/")
+    # kombu's filesystem transport with atomic writes (dominoes_site/broker.py registers it).
+    import dominoes_site.broker  # noqa: F401
+
+    CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="housefs://localhost/")
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
         "data_folder_out": str(BROKER_DIR / "queue"),
