@@ -16,12 +16,12 @@ from tables.models import Abandonment, Game, GameAction, Presence, Seat, Table
 from tests.tables.helpers import connect, receive_until
 
 
-def started(players: list[Any], **options: Any) -> Table:
-    options.setdefault("players", len(players))
-    table = services.table_create(host=players[0], mode="citizen", **options)
-    for number, user in enumerate(players[1:], start=1):
+def started(users: list[Any], **options: Any) -> Table:
+    options.setdefault("players", len(users))
+    table = services.table_create(host=users[0], mode="citizen", **options)
+    for number, user in enumerate(users[1:], start=1):
         services.seat_take(table_id=table.pk, user=user, number=number)
-    for user in players:
+    for user in users:
         services.seat_ready(table_id=table.pk, user=user, ready=True)
     return table
 
@@ -123,9 +123,12 @@ def test_one_on_one_the_other_player_claims_once_the_grace_ran_out(alice: Any, b
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("rule", ["wait", "forfeit"])
-def test_cut_throat_follows_the_tables_rule(make_user: Any, rule: str) -> None:
-    players = [make_user(name) for name in ("Ann", "Ben", "Cy")]
-    table = started(players, on_leave=rule)
+@pytest.mark.parametrize("shape", [{"players": 3}, {"players": 4, "partners": True}])
+def test_cut_throat_and_partners_follow_the_tables_rule(
+    make_user: Any, rule: str, shape: dict[str, Any]
+) -> None:
+    players = [make_user(name) for name in ("Ann", "Ben", "Cy", "Di")][: shape["players"]]
+    table = started(players, on_leave=rule, **shape)
     present(table, players[2], "cy")
     presence.presence_leave(channel_name="cy", on_purpose=True)
     assert presence.grace_sweep() == 0  # the grace has not run out
@@ -138,6 +141,10 @@ def test_cut_throat_follows_the_tables_rule(make_user: Any, rule: str) -> None:
     else:
         assert forfeited == 1 and game.status == Game.Status.FINISHED
         assert game.result["reason"] == "abandoned" and game.result["forfeit"] == 2
+        if shape.get("partners"):  # seats 0 and 2 are one side: the other side wins
+            assert game.result["winner"] == 1
+        else:
+            assert game.result["winner"] != 2
         assert presence.grace_sweep() == 0  # once
         assert Abandonment.objects.filter(user=players[2]).count() == 1
 
