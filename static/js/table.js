@@ -410,18 +410,10 @@ export function startTable(app) {
   }
 
   function popDumbbell(seat) {
-    if (!ui.felt) return;
-    const target = ui.felt.querySelector(`.seat[data-seat="${seat}"]`);
+    const target = floatOnSeat(seat, t("dumbbell_pop"), "dumbbell-pop");
     if (!target) return;
-    const fr = ui.felt.getBoundingClientRect();
-    const r = target.getBoundingClientRect();
-    const node = el("div", { class: "float-score dumbbell-pop", "aria-hidden": "true" }, t("dumbbell_pop"));
-    node.style.left = `${r.left - fr.left + r.width / 2}px`;
-    node.style.top = `${r.top - fr.top + r.height / 2}px`;
-    ui.felt.append(node);
     target.classList.add("took-dumbbell");
     setTimeout(() => target.classList.remove("took-dumbbell"), 1200);
-    setTimeout(() => node.remove(), 1900);
   }
 
   // ======================================================================== leaving, rematch
@@ -1041,18 +1033,23 @@ export function startTable(app) {
 
   /** "+15" (or "Domino! +20") floating up from the seat of the side that scored. */
   function floatNear(side, label, big) {
-    if (!ui.felt) return;
     const seats = seatsOf(side);
-    const seat = seats.includes(lastActor) ? lastActor : seats[0];
+    floatOnSeat(seats.includes(lastActor) ? lastActor : seats[0], label, big ? "big" : "");
+  }
+
+  /** A label that rises from a seat's panel (or the board) and fades: "+15", "+1 dumbbell". */
+  function floatOnSeat(seat, label, extraClass) {
+    if (!ui.felt) return null;
     const target = ui.felt.querySelector(`.seat[data-seat="${seat}"]`) || ui.boardWrap;
-    if (!target) return;
+    if (!target) return null;
     const fr = ui.felt.getBoundingClientRect();
     const r = target.getBoundingClientRect();
-    const node = el("div", { class: `float-score${big ? " big" : ""}`, "aria-hidden": "true" }, label);
+    const node = el("div", { class: `float-score${extraClass ? ` ${extraClass}` : ""}`, "aria-hidden": "true" }, label);
     node.style.left = `${r.left - fr.left + r.width / 2}px`;
     node.style.top = `${r.top - fr.top + r.height / 2}px`;
     ui.felt.append(node);
     setTimeout(() => node.remove(), 1900);
+    return target;
   }
 
   // ======================================================================== summaries
