@@ -24,7 +24,7 @@ def started(alice: Any, bob: Any) -> Table:
     return table
 
 
-async def next_of(socket: Any, kind: str, timeout: float = 5) -> dict[str, Any] | None:
+async def next_of(socket: Any, kind: str, timeout: float = 20) -> dict[str, Any] | None:
     """The next message of this type, or None when none comes in time."""
     try:
         while True:
