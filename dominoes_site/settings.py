@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "accounts",
     "tables",
     "gym",
+    "history",
     "ledger",
     "tournaments",
 ]
