@@ -251,6 +251,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("GYM_CLOCK_SWEEP_SECONDS", default=1.0),
         "options": {"expires": 5},
     },
+    # Game history: a finished game's players' records are written when it ends; this sweep
+    # catches a game any other path finished.
+    "history-archive-sweep": {
+        "task": "history.tasks.archive_sweep",
+        "schedule": 300.0,
+        "options": {"expires": 240},
+    },
 }
 # A move that arrives this long after its turn's deadline still counts (network delay).
 GYM_CLOCK_GRACE_MS = env.int("GYM_CLOCK_GRACE_MS", default=300)

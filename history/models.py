@@ -16,9 +16,7 @@ from tables.models import MODE_CHOICES
 
 
 class PlayerGame(models.Model):
-    game = models.ForeignKey(
-        "tables.Game", on_delete=models.CASCADE, related_name="player_records"
-    )
+    game = models.ForeignKey("tables.Game", on_delete=models.CASCADE, related_name="player_records")
     user = models.ForeignKey(
         django_settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="game_records"
     )
@@ -51,8 +49,9 @@ class PlayerGame(models.Model):
             models.CheckConstraint(
                 condition=Q(won=False) | Q(skunked=False), name="a_winner_is_never_skunked"
             ),
-            models.CheckConstraint(condition=Q(dominoes__lte=models.F("hands")),
-                                   name="dominoes_within_hands"),  # fmt: skip
+            models.CheckConstraint(
+                condition=Q(dominoes__lte=models.F("hands")), name="dominoes_within_hands"
+            ),
         ]
 
     def __str__(self) -> str:

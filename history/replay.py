@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import ActionError, DealError, GameState, TableSettings, parse_action
-from engine.events import Bonus, BonePlayed, Event, GameOver, HandOver
+from engine.events import BonePlayed, Bonus, Event, GameOver, HandOver
 from tables.fairdeal import shuffled_set
 
 __all__ = ["ActionRecord", "DealRecord", "HandReplay", "Replay", "Step", "replay_game"]

@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
 from django.db.models import Count, Exists, OuterRef, Q, Sum
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from accounts.services import user_may_play
 from engine import TableSettings
@@ -238,13 +238,22 @@ def _frames(replay: Replay, names: Names) -> list[dict[str, Any]]:
     last: dict[str, Any] = {}
     for hand in replay.hands:
         full = [
-            {**hand.start, "hand": hand.number, "step": 0,
-             "text": events_words(hand.deal_events, names)},  # fmt: skip
+            {
+                **hand.start,
+                "hand": hand.number,
+                "step": 0,
+                "text": events_words(hand.deal_events, names),
+            },
         ]
         for i, step in enumerate(hand.steps, start=1):
             full.append(
-                {**step.after, "hand": hand.number, "step": i, "seat": step.seat,
-                 "text": events_words(step.events, names)}  # fmt: skip
+                {
+                    **step.after,
+                    "hand": hand.number,
+                    "step": i,
+                    "seat": step.seat,
+                    "text": events_words(step.events, names),
+                }
             )
         for frame in full:
             for key in CARRIED:
@@ -438,7 +447,9 @@ def game_export(game: Game, url: str) -> str:
     )
     add(gettext("Started: {when}").format(when=game.started_at.strftime("%Y-%m-%d %H:%M UTC")))
     if game.finished_at:
-        add(gettext("Finished: {when}").format(when=game.finished_at.strftime("%Y-%m-%d %H:%M UTC")))
+        add(
+            gettext("Finished: {when}").format(when=game.finished_at.strftime("%Y-%m-%d %H:%M UTC"))
+        )
     add("")
     add(gettext("Seats"))
     for seat in page["seats"]:
@@ -456,42 +467,67 @@ def game_export(game: Game, url: str) -> str:
         )
     )
     for w in page["workouts"]:
+        dumbbells = ngettext("{n} dumbbell", "{n} dumbbells", w["dumbbells"]).format(
+            n=w["dumbbells"]
+        )
         add(
-            gettext("Workout owed by {name}: {workout} ({dumbbells} dumbbells).").format(
-                name=w["name"], workout=w["words"], dumbbells=w["dumbbells"]
+            gettext("Workout owed by {name}: {workout} ({dumbbells}).").format(
+                name=w["name"], workout=w["words"], dumbbells=dumbbells
             )
+            + (" " + gettext("Doubled: skunked.") if w["skunked"] else "")
         )
     for hand in page["hands"]:
         add("")
         add(gettext("Hand {n}").format(n=hand["number"]))
         fair = hand["fair"]
-        add("  " + gettext("Commitment (SHA-256 of the seed): {value}").format(
-            value=fair["commitment"]))  # fmt: skip
+        add(
+            "  "
+            + gettext("Commitment (SHA-256 of the seed): {value}").format(value=fair["commitment"])
+        )
         add("  " + gettext("Seed: {value}").format(value=fair["seed"]))
         add("  " + fair["wash_reason"])
         if fair["washes"]:
             for wash in fair["washes"]:
-                add("  " + gettext("Wash by {name} (seat {seat}): {value}").format(
-                    name=wash["name"], seat=wash["seat"], value=wash["value"]))  # fmt: skip
+                add(
+                    "  "
+                    + gettext("Wash by {name} (seat {seat}): {value}").format(
+                        name=wash["name"], seat=wash["seat"], value=wash["value"]
+                    )
+                )
         else:
             add("  " + gettext("No wash was sent: the seed alone shuffled."))
         for dealt in hand["dealt"]:
-            add("  " + gettext("{name} was dealt: {bones}").format(
-                name=dealt["name"], bones=" ".join(dealt["bones"])))  # fmt: skip
+            add(
+                "  "
+                + gettext("{name} was dealt: {bones}").format(
+                    name=dealt["name"], bones=" ".join(dealt["bones"])
+                )
+            )
         if hand["yard"]:
             add("  " + gettext("The yard, in order: {bones}").format(bones=" ".join(hand["yard"])))
         add("  " + hand["deal_text"])
         for play in hand["plays"]:
             add(f"  {play['n']:>3}. {play['text']}")
         add("  " + " ".join(hand["headline"]))
-        add("  " + gettext("Scores after the hand: {scores}").format(
-            scores=", ".join(f"{s['side']} {s['score']}" for s in hand["per_side"])))  # fmt: skip
+        add(
+            "  "
+            + gettext("Scores after the hand: {scores}").format(
+                scores=", ".join(f"{s['side']} {s['score']}" for s in hand["per_side"])
+            )
+        )
     if page["current"]:
         add("")
-        add(gettext("Hand {n} is in play: its seed is revealed when it is over.").format(
-            n=page["current"]["number"]))  # fmt: skip
-        add("  " + gettext("Commitment (SHA-256 of the seed): {value}").format(
-            value=page["current"]["commitment"]))  # fmt: skip
+        add(
+            gettext("Hand {n} is in play: its seed is revealed when it is over.").format(
+                n=page["current"]["number"]
+            )
+        )
+        add(
+            "  "
+            + gettext("Commitment (SHA-256 of the seed): {value}").format(
+                value=page["current"]["commitment"]
+            )
+        )
     add("")
     return "\n".join(out)
 
@@ -590,11 +626,15 @@ def player_history(player: Any, viewer: Any, page: object = None) -> dict[str, A
             {
                 "record": record,
                 "game_id": record.game_id,
-                "partners": [o.user.display_name for o in table_mates
-                             if o.side == record.side and o.user_id != player.pk],  # fmt: skip
+                "partners": [
+                    o.user.display_name
+                    for o in table_mates
+                    if o.side == record.side and o.user_id != player.pk
+                ],
                 "opponents": [o.user.display_name for o in table_mates if o.side != record.side],
-                "best_other": max((o.score for o in table_mates if o.side != record.side),
-                                  default=0),  # fmt: skip
+                "best_other": max(
+                    (o.score for o in table_mates if o.side != record.side), default=0
+                ),
             }
         )
     return {

@@ -73,8 +73,7 @@ def _scored_words(event: dict[str, Any], names: Names) -> str:
         "count": gettext("{side} scored {points} for the count ({score} in all)."),
         "blocked": gettext("{side} scored {points} for the blocked hand ({score} in all)."),
     }.get(event["reason"], gettext("{side} scored {points} on the ends ({score} in all)."))
-    return text.format(side=names.side(event["side"]), points=event["points"],
-                       score=event["score"])  # fmt: skip
+    return text.format(side=names.side(event["side"]), points=event["points"], score=event["score"])
 
 
 def event_words(event: dict[str, Any], names: Names) -> str | None:
@@ -120,9 +119,7 @@ def event_words(event: dict[str, Any], names: Names) -> str | None:
     if kind == "dumbbell":
         return gettext(
             "{name} ran out of time: a dumbbell ({in_turn} this turn, {in_game} this game)."
-        ).format(
-            name=names.seat(event["seat"]), in_turn=event["in_turn"], in_game=event["in_game"]
-        )
+        ).format(name=names.seat(event["seat"]), in_turn=event["in_turn"], in_game=event["in_game"])
     if kind == "hand_over":
         return " ".join(hand_over_words(event, names))
     if kind == "game_over":
@@ -130,9 +127,7 @@ def event_words(event: dict[str, Any], names: Names) -> str | None:
     return None  # wash: the next hand's deal says it
 
 
-def events_words(
-    events: Sequence[dict[str, Any]], names: Names, skip: Sequence[str] = ()
-) -> str:
+def events_words(events: Sequence[dict[str, Any]], names: Names, skip: Sequence[str] = ()) -> str:
     """The events as sentences, leaving out the event types in `skip`."""
     words = (event_words(e, names) for e in events if e["type"] not in skip)
     return " ".join(w for w in words if w)
@@ -152,8 +147,11 @@ def hand_over_words(event: dict[str, Any], names: Names) -> list[str]:
         unit = settings.count_by if settings.house else settings.unit
         lines.append(count_words(event["pips"], event["rounded"], unit))
         if event["points"]:
-            lines.append(gettext("{side} +{points}.").format(
-                side=names.side(event["side"]), points=event["points"]))  # fmt: skip
+            lines.append(
+                gettext("{side} +{points}.").format(
+                    side=names.side(event["side"]), points=event["points"]
+                )
+            )
         else:
             lines.append(
                 gettext(
@@ -174,8 +172,11 @@ def hand_over_words(event: dict[str, Any], names: Names) -> list[str]:
             )
             lines.append(count_words(event["pips"], event["rounded"], settings.unit))
             if event["points"]:
-                lines.append(gettext("{side} +{points}.").format(
-                    side=names.side(event["side"]), points=event["points"]))  # fmt: skip
+                lines.append(
+                    gettext("{side} +{points}.").format(
+                        side=names.side(event["side"]), points=event["points"]
+                    )
+                )
     elif result == "redeal":
         lines.append(gettext("Redeal."))
     elif result == "forfeit":
@@ -187,8 +188,7 @@ def hand_over_words(event: dict[str, Any], names: Names) -> list[str]:
 
 def count_words(pips: int, rounded: int, unit: int) -> str:
     return gettext("The count: {pips} pips → {rounded}.").format(pips=pips, rounded=rounded) + (
-        " "
-        + gettext("(Rounded once to the nearest {unit}, halves up.)").format(unit=unit)
+        " " + gettext("(Rounded once to the nearest {unit}, halves up.)").format(unit=unit)
     )
 
 
