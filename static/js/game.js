@@ -133,9 +133,10 @@ function setupReplay() {
     else text.textContent = frame.text;
     if (handSelect) handSelect.value = String(starts.filter((s) => s <= at).pop() ?? 0);
     root.dataset.frame = String(at);
+    // aria-disabled, not disabled: a disabled button would drop the keyboard focus.
     for (const b of root.querySelectorAll("[data-go]")) {
       const back = ["first", "back", "hand-back"].includes(b.dataset.go);
-      b.disabled = back ? at === 0 : at === frames.length - 1;
+      b.setAttribute("aria-disabled", String(back ? at === 0 : at === frames.length - 1));
     }
     if (history.replaceState) history.replaceState(null, "", `#step-${at}`);
   }
