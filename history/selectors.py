@@ -605,7 +605,7 @@ def _ratio(part: int, whole: int) -> Decimal | None:
     return Decimal(tenths) / 10
 
 
-def player_history(player: Any, viewer: Any, page: object = None) -> dict[str, Any]:
+def player_history(player: Any, viewer: Any, page: str | int | None = None) -> dict[str, Any]:
     """What a profile shows of a player's games: statistics and the games the viewer may open,
     newest first, a page at a time."""
     records = _visible_records(player, viewer).select_related("game")

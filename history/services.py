@@ -91,7 +91,11 @@ def _archive(game: Game) -> list[PlayerGame]:
 
 
 def games_archive_pending(*, limit: int = 50) -> int:
-    """Archive finished games that have no records yet (newest first). Returns how many were."""
+    """Archive finished games that have no records yet (newest first), and reveal the dealt
+    hands of aborted games (over too). Returns how many games were archived."""
+    Hand.objects.filter(
+        game__status=Game.Status.ABORTED, dealt_at__isnull=False, revealed=False
+    ).update(revealed=True)
     pending = list(
         Game.objects.filter(status=Game.Status.FINISHED, player_records__isnull=True)
         .select_related("table")
