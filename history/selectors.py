@@ -274,11 +274,12 @@ def _chart(hands: list[HandReplay], names: Names, settings: TableSettings) -> di
     top_value = max([settings.target] + [max(s) for s in series])
     steps = max(1, len(series) - 1)
 
-    def x(i: int) -> float:
-        return round(left + (width - left - right) * i / steps, 1)
+    # Coordinates as text with a decimal point: the template must not localize them ("12,5").
+    def x(i: int) -> str:
+        return f"{left + (width - left - right) * i / steps:.1f}"
 
-    def y(v: int) -> float:
-        return round(top + (height - top - bottom) * (1 - v / top_value), 1)
+    def y(v: int) -> str:
+        return f"{top + (height - top - bottom) * (1 - v / top_value):.1f}"
 
     colours = ["#14532d", "#a4161a", "#1d4ed8", "#8a6420"]
     lines = []
@@ -608,7 +609,7 @@ def _ratio(part: int, whole: int) -> Decimal | None:
 def player_history(player: Any, viewer: Any, page: str | int | None = None) -> dict[str, Any]:
     """What a profile shows of a player's games: statistics and the games the viewer may open,
     newest first, a page at a time."""
-    records = _visible_records(player, viewer).select_related("game")
+    records = _visible_records(player, viewer)
     paginator = Paginator(records, GAMES_PER_PAGE)
     page_obj = paginator.get_page(page)
     rows = list(page_obj.object_list)

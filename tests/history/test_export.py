@@ -66,3 +66,23 @@ def test_the_export_speaks_spanish(alice: Any, bob: Any) -> None:
     assert "Semilla:" in text and "Seed:" not in text
     html = client.get(f"/games/{game.pk}/").content.decode()
     assert "Verificar este reparto" in html
+
+
+@pytest.mark.django_db
+def test_the_chart_keeps_its_decimal_points_in_spanish(alice: Any, bob: Any) -> None:
+    """SVG coordinates are numbers for the browser, not for the reader: never "12,5"."""
+    import re
+
+    table = start_table([alice, bob], "citizen")
+    game = play(table, [alice, bob], seed=9)
+    client = Client()
+    client.force_login(alice)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    html = client.get(f"/games/{game.pk}/").content.decode()
+    svg = html[
+        html.index('<svg viewBox="0 0 640 240"') : html.index("</svg>", html.index("chart-svg"))
+    ]
+    coordinates = re.findall(r'\b(?:x|y|x1|x2|y1|y2|cx|cy|points)="([^"]*)"', svg)
+    assert coordinates
+    assert not any("," in c and " " not in c for c in coordinates), coordinates
+    assert all(re.fullmatch(r"[\d.]+(,[\d.]+)?( [\d.]+,[\d.]+)*", c) for c in coordinates)
