@@ -130,6 +130,18 @@ class Replay:
     def steps(self) -> int:
         return sum(len(h.steps) for h in self.hands)
 
+    def matches(self, recorded: Mapping[str, Any] | None) -> bool:
+        """Whether the replay agrees with a finished game's recorded result: every action
+        replayed, and the engine's result the recorded one. A game the site ended outside the
+        rules of play (a player who left, say) has a result the engine never reached: then the
+        replay must not have ended the game itself. A side reaching the target is the engine's
+        alone to decide."""
+        if not self.complete or recorded is None:
+            return False
+        if self.state.result is None:
+            return recorded.get("reason") != "target"
+        return self.state.result.to_dict() == dict(recorded)
+
 
 def _credit(hand: HandReplay, events: list[Event], side_of: Any) -> None:
     """Add the points each seat's own plays made to the hand's tallies."""

@@ -414,12 +414,7 @@ def game_page(game: Game) -> dict[str, Any]:
         "verify": verify,
         "strings": page_strings(),
         # A finished game's replay must reach its recorded result; anything else is a bug.
-        "replay_matches": not finished
-        or (
-            replay.complete
-            and replay.state.result is not None
-            and replay.state.result.to_dict() == game.result
-        ),
+        "replay_matches": not finished or replay.matches(game.result),
         "replay_error": replay.error,
     }
 

@@ -51,10 +51,8 @@ def game_archive(*, game: Game) -> list[PlayerGame]:
 
 def _archive(game: Game) -> list[PlayerGame]:
     replay = game_replay(game)
-    if not replay.complete or replay.state.result is None:
-        raise ValueError(f"the replay stopped: {replay.error or 'a hand without its seed'}")
-    if replay.state.result.to_dict() != game.result:
-        raise ValueError("the replay does not reach the recorded result")
+    if not replay.matches(game.result):
+        raise ValueError(f"the replay does not reach the recorded result ({replay.error})")
     settings = TableSettings.from_dict(game.state["settings"])
     result: dict[str, Any] = game.result
     skunked = set(result["skunked"])

@@ -101,3 +101,36 @@ def test_the_replay_stops_at_a_hand_without_its_seed(alice: Any, bob: Any) -> No
     partial = replay_game(game.state["settings"], {1: deals[1]}, records)
     assert not partial.complete and partial.error is None
     assert [h.number for h in partial.hands] == [1]
+
+
+@pytest.mark.django_db
+def test_a_game_ended_outside_the_rules_of_play_keeps_its_recorded_result(
+    four: list[Any],
+) -> None:
+    """A game the site ends itself (a player left for good, say) has a result the engine never
+    reached: the replay covers every action, and the recorded result stands."""
+    from django.test import Client
+    from django.utils import timezone
+
+    from history.models import PlayerGame
+    from history.services import games_archive_pending
+
+    players = four[:3]
+    table = start_table(players, "inmate")
+    game = play(table, players, seed=2, stop=lambda state: state.deal_number >= 2)
+    result = {"winner": 1, "skunked": [0, 2], "forfeit": 0, "reason": "left", "workouts": None}
+    Game.objects.filter(pk=game.pk).update(
+        status=Game.Status.FINISHED, result=result, finished_at=timezone.now()
+    )
+    game.refresh_from_db()
+    page = game_page(game)
+    assert page["replay_matches"]
+    # Every dealt hand is over now, the one in play when it ended included.
+    assert [h["number"] for h in page["hands"]] == list(range(1, game.state["deal"] + 1))
+    assert games_archive_pending() == 1
+    records = {r.seat: r for r in PlayerGame.objects.filter(game=game)}
+    assert records[1].won and records[1].skunks_given == 2
+    assert records[0].skunked and records[2].skunked and not records[0].won
+    client = Client()
+    client.force_login(players[0])
+    assert client.get(f"/games/{game.pk}/").status_code == 200
