@@ -52,9 +52,11 @@ signup = SignupView.as_view()
 
 def profile(request: HttpRequest, pk: int) -> HttpResponse:
     from gym.selectors import workouts_for_profile
+    from history.selectors import player_history
 
     player = get_object_or_404(User, pk=pk, is_active=True)
     context = {"player": player, "workouts": workouts_for_profile(player, request.user)}
+    context["history"] = player_history(player, request.user, request.GET.get("games"))
     return render(request, "accounts/profile.html", context)
 
 

@@ -98,6 +98,7 @@ INSTALLED_APPS = [
     "tables",
     "gym",
     "chat",
+    "history",
     "ledger",
     "tournaments",
 ]
@@ -258,6 +259,13 @@ CELERY_BEAT_SCHEDULE = {
         "task": "tables.tasks.grace_sweep",
         "schedule": 5.0,
         "options": {"expires": 10},
+    },
+    # Game history: a finished game's players' records are written when it ends; this sweep
+    # catches a game any other path finished.
+    "history-archive-sweep": {
+        "task": "history.tasks.archive_sweep",
+        "schedule": 300.0,
+        "options": {"expires": 240},
     },
 }
 # A player whose connection drops mid-game keeps their seat this long (seconds); one who closed

@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from django.conf import settings as django_settings
+from django.urls import reverse
 
 from engine import GameState, public_view, seat_view
 from tables.models import Game, Table, TableEvent
@@ -59,6 +60,7 @@ def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
         "commitment": None if hand is None else {"hand": hand.number, "sha256": hand.commitment},
         "game_version": None if game is None else game.version,
         "game_number": None if game is None else game.number,
+        "game_url": None if game is None else reverse("history:game", args=[game.pk]),
     }
 
 

@@ -410,6 +410,9 @@ def _deal(game: Game, state: GameState) -> list[Event]:
     hand.dealt_at = timezone.now()
     hand.save(update_fields=["contributions", "washers", "dealt_at"])
     _new_hand(game, hand.number + 1)
+    from history.services import hands_reveal  # history: the hands before this one are over
+
+    hands_reveal(game=game, state=state)
     return events
 
 
@@ -569,8 +572,10 @@ def _commit_action(
 def _game_over(game: Game, state: GameState) -> None:
     """What follows a finished game inside its transaction: the workouts owed (Gym)."""
     from gym.services import workouts_record
+    from history.services import game_archive  # history: seeds revealed, players' records
 
     workouts_record(game=game, state=state)
+    game_archive(game=game)
 
 
 # --- the Gym clock ----------------------------------------------------------------------------

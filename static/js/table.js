@@ -1177,6 +1177,9 @@ export function startTable(app) {
     if ((ev.skunked || []).length) {
       body.push(el("p", {}, t("game_over_skunk_help", { line: state.game?.rules?.skunk_under ?? "" })));
     }
+    if (state.table?.game_url) {
+      body.push(el("p", {}, el("a", { href: state.table.game_url, "data-game-link": "" }, t("game_over_history"))));
+    }
     if (Array.isArray(ev.workouts)) {
       const base = settings().workout;
       const owed = ev.workouts

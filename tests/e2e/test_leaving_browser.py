@@ -73,5 +73,6 @@ def test_a_player_drops_comes_back_and_the_game_goes_on_to_its_end(
     for page in (alice_page, bob_page):
         page.locator("#game-over-dialog").wait_for()
         assert page.locator("#game-over-dialog [data-rematch]").is_visible()
+        assert page.locator("#game-over-dialog [data-game-link]").count() == 1
     screenshot(bob_page, "game-over-phone")
     assert max(game(alice_page)["scores"]) >= 50

@@ -117,6 +117,13 @@ def test_one_on_one_the_other_player_claims_once_the_grace_ran_out(alice: Any, b
     assert game.result["winner"] == 0
     assert Abandonment.objects.filter(user=bob, game=game).count() == 1
     assert GameAction.objects.filter(game=game, kind="abandon").count() == 1
+    # The game's history replays the abandonment to the same result.
+    from history.models import PlayerGame
+    from history.selectors import game_replay
+
+    replay = game_replay(game)
+    assert replay.complete and replay.state.result.to_dict() == game.result
+    assert PlayerGame.objects.filter(game=game).count() == 2
     with pytest.raises(services.TableError):  # and only once
         presence.game_claim(table_id=table.pk, user=alice)
 
