@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import asyncio.runners
 import datetime as dt
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,6 +16,25 @@ from django.core.management import call_command
 from accounts.models import AgeStatus, User
 
 PASSWORD = "correct-horse-battery-9"
+
+
+def _cancel_all_tasks_bounded(loop: asyncio.AbstractEventLoop) -> None:
+    """asyncio's own teardown waits for every cancelled task with no limit; a channel-layer poller
+    that swallows its cancellation then hangs the whole run when pytest-asyncio closes the
+    session's loop (seen now and then when a subset of the suite runs). Wait 5 s at most and
+    name whatever did not stop, so a hang becomes a line on stderr."""
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    if not pending:
+        return
+    for task in pending:
+        task.cancel()
+    loop.run_until_complete(asyncio.wait(pending, timeout=5))
+    stubborn = [t for t in pending if not t.done()]
+    for task in stubborn:
+        sys.stderr.write(f"\nasyncio task still running at loop close (left behind): {task!r}\n")
+
+
+asyncio.runners._cancel_all_tasks = _cancel_all_tasks_bounded  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="session", autouse=True)
