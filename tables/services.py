@@ -489,7 +489,8 @@ def game_act(*, table_id: int, user: Any, version: object, action: object) -> Ac
             raise TableError("not_your_seat", _("You can only move for your own seat."))
         if version != game.version:
             raise StaleVersion(game.version)
-        overdue = _clock_overdue(game, timezone.now())
+        # Only the player on the clock can be late; anyone else gets the engine's answer.
+        overdue = game.state.get("to_act") == seat and _clock_overdue(game, timezone.now())
         if not overdue:
             try:
                 parsed = parse_action({**action, "seat": seat})
