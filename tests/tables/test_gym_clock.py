@@ -53,7 +53,7 @@ def player_to_act(table: Table, alice: Any, bob: Any) -> tuple[Any, GameState]:
     return [alice, bob][state.to_act], state
 
 
-def a_move(state: GameState, kinds: tuple[str, ...] = ("play", "choose", "draw", "pass")) -> dict:
+def a_move(state: GameState, kinds: tuple[str, ...] = ("play", "doubles", "draw", "pass")) -> dict:
     for action in state.legal_actions():
         data = action.to_dict()
         if data["type"] in kinds:
@@ -162,7 +162,7 @@ def test_drawing_keeps_the_running_clock(alice: Any, bob: Any) -> None:
                 break
             user = [alice, bob][state.to_act]
             kinds = {a.to_dict()["type"] for a in state.legal_actions()}
-            move = a_move(state, ("draw",) if "draw" in kinds else ("play", "choose", "pass"))
+            move = a_move(state, ("draw",) if "draw" in kinds else ("play", "doubles", "pass"))
             services.game_act(table_id=table.pk, user=user, version=game.version, action=move)
             after = live(table)
             if move["type"] == "draw" and GameState.from_json(after.state).to_act == state.to_act:
