@@ -48,6 +48,7 @@ HOUSE_VARIABLES = [
     "SECURE_HSTS_PRELOAD",
     "HOST",
     "PORT",
+    "HOUSE_PLAYER_PACE_SECONDS",
 ]
 for _name in HOUSE_VARIABLES:
     if os.environ.get(_name) == "":
@@ -94,6 +95,7 @@ INSTALLED_APPS = [
     "tables",
     "ledger",
     "tournaments",
+    "house",
 ]
 
 MIDDLEWARE = [
@@ -238,7 +240,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "accounts.tasks.age_gate_check",
         "schedule": crontab(hour=3, minute=17),
     },
+    # house players: a turn whose task was lost (a worker restart, a clock's dumbbell) is
+    # played by this sweep (house/services.py)
+    "house-players-sweep": {"task": "house.tasks.house_sweep", "schedule": 5.0},
 }
+
+# --- House players ---------------------------------------------------------------------------
+# Seconds a house player waits before it acts, so people can follow the game (0 under tests).
+HOUSE_PLAYER_PACE_SECONDS = env.float("HOUSE_PLAYER_PACE_SECONDS", default=0.0 if TESTING else 1.0)
 
 # --- Accounts -------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"

@@ -16,6 +16,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from dominoes_site.consumers import CLOSE_ABUSE, HouseConsumer
+from house import services as house
 from tables import broadcast, selectors, services
 from tables.models import Table
 
@@ -180,6 +181,24 @@ class TableConsumer(HouseConsumer):
             {"type": "ack", "request_id": _request_id(content), "version": result.version}
         )
 
+    async def on_house_sit(self, content: dict[str, Any]) -> None:
+        """The host seats a house player (house/services.py)."""
+        number = _int_field(content, "seat")
+        level = content.get("level")
+        if type(level) is not str:
+            raise services.TableError(
+                "bad_field", _("level is rookie, regular or shark."), field="level"
+            )
+        await database_sync_to_async(house.house_seat_add)(
+            table_id=self.table_id, host=self.scope["user"], number=number, level=level
+        )
+
+    async def on_house_remove(self, content: dict[str, Any]) -> None:
+        number = _int_field(content, "seat")
+        await database_sync_to_async(house.house_seat_remove)(
+            table_id=self.table_id, host=self.scope["user"], number=number
+        )
+
     HANDLERS = {
         "hello": on_hello,
         "sit": on_sit,
@@ -188,6 +207,8 @@ class TableConsumer(HouseConsumer):
         "remove": on_remove,
         "wash": on_wash,
         "act": on_act,
+        "house_sit": on_house_sit,
+        "house_remove": on_house_remove,
     }
 
     # --- outgoing -------------------------------------------------------------------------

@@ -35,9 +35,7 @@ def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
         "seats": [
             {
                 "number": s.number,
-                "player": None
-                if s.user is None
-                else {"id": s.user.pk, "name": s.user.display_name},
+                "player": None if s.user is None else player_of(s.user),
                 "ready": s.ready,
             }
             for s in seats
@@ -46,6 +44,11 @@ def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
         "game_version": None if game is None else game.version,
         "game_number": None if game is None else game.number,
     }
+
+
+def player_of(user: Any) -> dict[str, Any]:
+    """A seated player as everyone sees them; `house` names a house player's level (a bot)."""
+    return {"id": user.pk, "name": user.display_name, "house": user.house_level or None}
 
 
 def game_view(

@@ -27,7 +27,7 @@ from engine import (
     TableSettings,
     parse_action,
 )
-from tables import broadcast
+from tables import broadcast, selectors, signals
 from tables.fairdeal import commitment_of, is_entropy, new_seed, shuffled_set
 from tables.models import Game, GameAction, Hand, Seat, Table, TableEvent
 
@@ -181,13 +181,7 @@ def seat_take(*, table_id: int, user: Any, number: int) -> Table:
                 )
         except IntegrityError as exc:
             raise TableError("seat_taken", _("That seat is taken.")) from exc
-        events.append(
-            {
-                "type": "seat_taken",
-                "seat": number,
-                "player": {"id": user.pk, "name": user.display_name},
-            }
-        )
+        events.append({"type": "seat_taken", "seat": number, "player": selectors.player_of(user)})
         _record(table, public=events)
     return table
 
@@ -260,6 +254,7 @@ def _start_game(table: Table, game: Game, seats: list[Seat]) -> list[Event]:
     _save_actions(game, actions, first_version=1)
     Table.objects.filter(pk=table.pk).update(status=Table.Status.PLAYING)
     table.status = Table.Status.PLAYING
+    signals.announce_turn(game, state)  # house players (house/receivers.py)
     return engine_events
 
 
@@ -420,6 +415,7 @@ def game_act(*, table_id: int, user: Any, version: object, action: object) -> Ac
             lobby=state.is_over,
             picture=picture_changed,
         )
+        signals.announce_turn(game, state)  # house players (house/receivers.py)
     return ActResult(version=new_version, seq=seq, events=events)
 
 
