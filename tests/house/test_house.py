@@ -1,4 +1,4 @@
-"""House players at the site: accounts, seating, practice, their moves, and never blocking a table."""
+"""House players at the site: accounts, seating, practice, moves, and never holding up a table."""
 
 from __future__ import annotations
 
