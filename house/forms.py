@@ -15,17 +15,18 @@ from tables.models import MODE_CHOICES
 class PracticeForm(forms.Form):
     mode = forms.ChoiceField(label=_("Mode"), choices=MODE_CHOICES, initial="citizen")
     shape = forms.ChoiceField(
-        label=_("Players"),
+        label=_("Seats"),
         choices=SHAPES,
         initial="one_on_one",
         help_text=_("Fives and Threes are one on one."),
     )
     level = forms.ChoiceField(
-        label=_("House players"),
+        label=_("Level"),
         choices=HouseLevel.choices,
         initial=HouseLevel.REGULAR,
         help_text=_(
-            "Rookie plays at random; Regular takes the most points now; Shark looks ahead."
+            "How well the house players play: Rookie at random, Regular for the most points now, "
+            "Shark looking ahead."
         ),
     )
 
