@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from accounts.services import AccountNotAllowed
 from engine import SettingsError
+from house.forms import PracticeForm  # the lobby's Practice form (house players)
 from tables import services
 from tables.forms import TableForm
 from tables.models import MODE_CHOICES, Table
@@ -93,8 +94,6 @@ def lobby(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, _("Your table is open. Share the link to invite players."))
             return redirect(table.get_absolute_url())
-    from house.forms import PracticeForm  # the lobby's Practice form (house players)
-
     context = {
         "form": form,
         "practice_form": PracticeForm(prefix="practice"),
