@@ -14,6 +14,15 @@ class AccountAdapter(DefaultAccountAdapter):  # type: ignore[misc]
     def is_open_for_signup(self, request: HttpRequest) -> bool:
         return retry_block_remaining(request) is None
 
+    def pre_login(self, request: HttpRequest, user: Any, **kwargs: Any) -> Any:
+        if getattr(user, "house_level", ""):
+            # a house player (a bot) never logs in, whatever happened to its password
+            from allauth.account.internal.stagekit import clear_login
+
+            clear_login(request)
+            return self.respond_user_inactive(request, user)
+        return super().pre_login(request, user, **kwargs)
+
     def save_user(self, request: HttpRequest, user: Any, form: Any, commit: bool = True) -> Any:
         data = form.cleaned_data
         user.display_name = data["display_name"]

@@ -18,6 +18,14 @@ class AgeStatus(models.TextChoices):
     SUSPENDED = "suspended", _("Suspended")
 
 
+class HouseLevel(models.TextChoices):
+    """A house player's level (engine/bots.py); people have none."""
+
+    ROOKIE = "rookie", _("Rookie")
+    REGULAR = "regular", _("Regular")
+    SHARK = "shark", _("Shark")
+
+
 class UserManager(BaseUserManager["User"]):
     use_in_migrations = True
 
@@ -74,6 +82,15 @@ class User(AbstractUser):
         _("language"), max_length=8, choices=settings.LANGUAGES, default="en", blank=True
     )
 
+    house_level = models.CharField(
+        _("house player level"),
+        max_length=8,
+        choices=HouseLevel.choices,
+        blank=True,
+        default="",
+        help_text=_("Set only on the house's own bot accounts, which can never log in."),
+    )
+
     USERNAME_FIELD = "email"
     EMAIL_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = ["display_name", "date_of_birth"]
@@ -85,10 +102,18 @@ class User(AbstractUser):
         verbose_name_plural = _("players")
         constraints = [
             models.UniqueConstraint(Lower("display_name"), name="unique_display_name_ci"),
+            models.CheckConstraint(
+                condition=models.Q(house_level__in=["", *HouseLevel.values]),
+                name="house_level_known",
+            ),
         ]
 
     def __str__(self) -> str:
         return self.display_name or self.email
+
+    @property
+    def is_house_player(self) -> bool:
+        return bool(self.house_level)
 
     def get_full_name(self) -> str:
         return self.display_name

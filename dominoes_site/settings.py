@@ -52,6 +52,7 @@ HOUSE_VARIABLES = [
     "SECURE_HSTS_PRELOAD",
     "HOST",
     "PORT",
+    "HOUSE_PLAYER_PACE_SECONDS",
 ]
 for _name in HOUSE_VARIABLES:
     if os.environ.get(_name) == "":
@@ -101,6 +102,7 @@ INSTALLED_APPS = [
     "history",
     "ledger",
     "tournaments",
+    "house",
 ]
 
 MIDDLEWARE = [
@@ -248,6 +250,9 @@ CELERY_BEAT_SCHEDULE = {
         "task": "accounts.tasks.age_gate_check",
         "schedule": crontab(hour=3, minute=17),
     },
+    # house players: a turn whose task was lost (a worker restart, a clock's dumbbell) is
+    # played by this sweep (house/services.py)
+    "house-players-sweep": {"task": "house.tasks.house_sweep", "schedule": 5.0},
     # The Gym clock: each turn's timer is a task with an ETA; this sweep catches a lost one.
     "gym-clock-sweep": {
         "task": "tables.tasks.clock_sweep",
@@ -274,6 +279,10 @@ LEAVE_GRACE_SECONDS = env.int("LEAVE_GRACE_SECONDS", default=60)
 LEAVE_GRACE_CLOSED_SECONDS = env.int("LEAVE_GRACE_CLOSED_SECONDS", default=20)
 # A move that arrives this long after its turn's deadline still counts (network delay).
 GYM_CLOCK_GRACE_MS = env.int("GYM_CLOCK_GRACE_MS", default=300)
+
+# --- House players ---------------------------------------------------------------------------
+# Seconds a house player waits before it acts, so people can follow the game (0 under tests).
+HOUSE_PLAYER_PACE_SECONDS = env.float("HOUSE_PLAYER_PACE_SECONDS", default=0.0 if TESTING else 1.0)
 
 # --- Accounts -------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"

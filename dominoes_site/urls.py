@@ -15,5 +15,6 @@ urlpatterns = [
     path("", include("tables.urls")),
     path("", include("gym.urls")),
     path("", include("history.urls")),
+    path("", include("house.urls")),
     path("admin/", admin.site.urls),
 ]

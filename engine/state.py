@@ -162,6 +162,7 @@ class GameState:
         "dumbbells",
         "forced_lead",
         "hands",
+        "history",
         "last_play",
         "on_board",
         "passes",
@@ -210,6 +211,9 @@ class GameState:
     """Per seat, the dealt doubles still to go down for that bonus."""
     last_play: BonePlayed | None
     result: GameResult | None
+    history: list[Event]
+    """This hand's moves, in order: the lead's announcement, the doubles choice, every bone
+    played, every draw and every pass (see :meth:`public_history`)."""
 
     # -- building ------------------------------------------------------------
 
@@ -277,6 +281,7 @@ class GameState:
         state.bonus_left = [0] * n
         state.last_play = None
         state.result = None
+        state.history = []
         return state
 
     def _configure(self, settings: TableSettings) -> None:
@@ -323,6 +328,7 @@ class GameState:
         other.bonus_left = self.bonus_left[:]
         other.last_play = self.last_play
         other.result = self.result
+        other.history = self.history[:]
         return other
 
     # -- sides ---------------------------------------------------------------
@@ -365,6 +371,8 @@ class GameState:
         self.turn_dumbbells = 0
         self.forced_lead = None
         self.last_play = None
+        history: list[Event] = []
+        self.history = history
         bonus = self.bonus = [0] * n
         bonus_left = self.bonus_left = [0] * n
         events: list[Event] = [Dealt(self.deal_number, [h[:] for h in hands], len(yard))]
@@ -377,7 +385,9 @@ class GameState:
                 elif len(doubles) >= 5:
                     self.phase = CHOOSING_DOUBLES
                     self.to_act = seat
-                    events.append(DoublesToChoose(seat, doubles))
+                    choosing = DoublesToChoose(seat, doubles)
+                    events.append(choosing)
+                    history.append(choosing)
                     return events
         self._start_lead(events)
         return events
@@ -389,7 +399,9 @@ class GameState:
             self.phase = PLAYING
             self.to_act = rock
             self.forced_lead = None
-            events.append(Lead(rock, None, "rock"))
+            lead = Lead(rock, None, "rock")
+            events.append(lead)
+            self.history.append(lead)
             return
         order = self.settings.lead_order
         for i, value in enumerate(order):
@@ -403,7 +415,9 @@ class GameState:
                         reason = "highest_double"
                     else:
                         reason = "house_double" if i == 0 else "next_double"
-                    events.append(Lead(seat, double, reason))
+                    lead = Lead(seat, double, reason)
+                    events.append(lead)
+                    self.history.append(lead)
                     return
         # nobody holds a double: everyone washes and the bones are dealt again
         events.append(HandOver("redeal", None, None, 0, 0, 0, self._hands_copy()))
@@ -601,6 +615,7 @@ class GameState:
             board.lead_left if e == LEAD else None,
         )
         self.last_play = played
+        self.history.append(played)
         events: list[Event] = [played]
         if points:
             score = self.scores[side] + points
@@ -701,7 +716,9 @@ class GameState:
         bone = yard.pop(position)
         self.hands[seat].append(bone)
         self.bonus[seat] = 0  # the doubles bonus needs no draw by you
-        return [Drew(seat, position, bone, len(yard))]
+        drew = Drew(seat, position, bone, len(yard))
+        self.history.append(drew)
+        return [drew]
 
     def _pass(self, action: Pass) -> list[Event]:
         seat = self._check_seat(action.seat)
@@ -710,7 +727,9 @@ class GameState:
             raise IllegalActionError("must_play", "you can play, so you must: no passing")
         if self.yard:
             raise IllegalActionError("must_draw", "you can't play: draw from the yard")
-        events: list[Event] = [Passed(seat)]
+        passed = Passed(seat)
+        self.history.append(passed)
+        events: list[Event] = [passed]
         self.passes += 1
         self.turn_dumbbells = 0
         if self.passes >= self._n:
@@ -795,10 +814,14 @@ class GameState:
             doubles = sum(1 for b in self.hands[seat] if b.is_double)
             self.bonus[seat] = FIVE_DOUBLES_BONUS
             self.bonus_left[seat] = doubles
-            events.append(DoublesChosen(seat, choice, FIVE_DOUBLES_BONUS))
+            chosen = DoublesChosen(seat, choice, FIVE_DOUBLES_BONUS)
+            events.append(chosen)
+            self.history.append(chosen)
             self._start_lead(events)
         else:
-            events.append(DoublesChosen(seat, choice, 0))
+            chosen = DoublesChosen(seat, choice, 0)
+            events.append(chosen)
+            self.history.append(chosen)
             events.append(HandOver("redeal", None, None, 0, 0, 0, self._hands_copy()))
             self._await_deal(list(range(self._n)), "reshuffle", events)
         return events
@@ -862,6 +885,7 @@ class GameState:
             "bonus_left": self.bonus_left[:],
             "last_play": None if last is None else last.to_public(),
             "result": None if self.result is None else self.result.to_dict(),
+            "history": [_history_json(e) for e in self.history],
         }
 
     @classmethod
@@ -873,8 +897,9 @@ class GameState:
             raise StateFormatError(
                 f"state format version {shorten(data.get('v'))}: this engine reads {FORMAT_VERSION}"
             )
-        if set(data) != _STATE_KEYS:
-            raise StateFormatError(f"state keys differ: {sorted(set(data) ^ _STATE_KEYS)}")
+        keys = set(data) - {"history"}  # states written before the history was kept lack it
+        if keys != _STATE_KEYS:
+            raise StateFormatError(f"state keys differ: {sorted(keys ^ _STATE_KEYS)}")
         try:
             settings = TableSettings.from_dict(data["settings"])
         except SettingsError as exc:
@@ -910,6 +935,9 @@ class GameState:
             state.last_play = None if last is None else _bone_played(last)
             result = data["result"]
             state.result = None if result is None else GameResult.from_dict(result)
+            history = data.get("history", [])
+            assert isinstance(history, list)
+            state.history = [_history_read(entry, n) for entry in history]
             on_table = [b for hand in state.hands for b in hand] + state.yard
             on_table += state.board.bones()
             if state.deal_number:
@@ -920,6 +948,34 @@ class GameState:
                 raise
             raise StateFormatError(f"not a state this engine wrote ({exc!r})") from None
         return state
+
+    def public_history(self) -> list[list[Any]]:
+        """This hand's moves as everyone at the table saw them, oldest first (compact lists):
+
+        * ``["lead", seat, reason]``: who leads and why (the events' ``lead``); the forced bone
+          itself shows only once it is played;
+        * ``["choosing", seat]``: that seat was dealt five or more doubles;
+        * ``["chose", seat, "play" | "reshuffle"]``;
+        * ``["play", seat, bone, end]``: ``end`` is ``None`` for the lead, whose bone is written
+          as shown, left half first;
+        * ``["draw", seat, position]``: the bone drawn is not shown;
+        * ``["pass", seat]``.
+
+        Nothing here is hidden from anyone: it repeats the public forms of the hand's events,
+        so a player (or a house player) can read who drew or passed on which open ends.
+
+        >>> from engine.rules import TableSettings
+        >>> from engine.actions import Play
+        >>> from engine.bones import Bone
+        >>> state = GameState.new(TableSettings.build("citizen", players=2))
+        >>> _ = state.deal_hands(
+        ...     [["6-6", "6-3", "5-0", "4-1", "2-2", "3-1", "6-0"],
+        ...      ["5-5", "4-4", "6-5", "5-4", "3-0", "2-1", "1-0"]])
+        >>> _ = state.apply(Play(0, Bone.parse("6-6")))
+        >>> state.public_history()
+        [['lead', 0, 'house_double'], ['play', 0, '6-6', None]]
+        """
+        return [_history_public(e) for e in self.history]
 
     def __repr__(self) -> str:
         return (
@@ -972,3 +1028,84 @@ def _bone_played(data: object) -> BonePlayed:
         bool(data["on_board_now"]),
         data.get("left"),
     )
+
+
+def _lead_text(played: BonePlayed) -> str:
+    bone = played.bone
+    left = played.lead_left
+    if left is None or left == bone.high:
+        return str(bone)
+    return f"{bone.low}-{bone.high}"
+
+
+def _history_public(event: Event) -> list[Any]:
+    """One history entry as anyone may see it (see :meth:`GameState.public_history`)."""
+    if type(event) is BonePlayed:
+        if event.end is None:
+            return ["play", event.seat, _lead_text(event), None]
+        return ["play", event.seat, str(event.bone), event.end.value]
+    if type(event) is Drew:
+        return ["draw", event.seat, event.position]
+    if type(event) is Passed:
+        return ["pass", event.seat]
+    if type(event) is Lead:
+        return ["lead", event.seat, event.reason]
+    if type(event) is DoublesToChoose:
+        return ["choosing", event.seat]
+    if type(event) is DoublesChosen:
+        return ["chose", event.seat, event.choice]
+    raise AssertionError(f"not a history event: {event!r}")
+
+
+def _history_json(event: Event) -> list[Any]:
+    """One history entry for the server's own state JSON: the public entry and its private
+    parts (the bone drawn, the forced lead, the doubles) and the play's count."""
+    entry = _history_public(event)
+    if type(event) is BonePlayed:
+        entry += [event.count, event.points, event.on_board_now]
+    elif type(event) is Drew:
+        entry += [str(event.bone), event.yard]
+    elif type(event) is Lead:
+        entry.append(None if event.bone is None else str(event.bone))
+    elif type(event) is DoublesToChoose:
+        entry.append([str(b) for b in event.doubles])
+    elif type(event) is DoublesChosen:
+        entry.append(event.bonus)
+    return entry
+
+
+def _history_read(entry: object, n: int) -> Event:
+    assert isinstance(entry, list) and len(entry) >= 2
+    kind = entry[0]
+    seat = _seat(entry[1], n)
+    if kind == "play":
+        _, _, text, end, count, points, on_board_now = entry
+        bone = Bone.parse(text)
+        left = int(text[0]) if end is None else None
+        return BonePlayed(
+            seat,
+            bone,
+            None if end is None else End(end),
+            _int(count),
+            _int(points),
+            bool(on_board_now),
+            left,
+        )
+    if kind == "draw":
+        _, _, position, text, yard = entry
+        return Drew(seat, _int(position), Bone.parse(text), _int(yard))
+    if kind == "pass":
+        assert len(entry) == 2
+        return Passed(seat)
+    if kind == "lead":
+        _, _, reason, text = entry
+        assert isinstance(reason, str)
+        return Lead(seat, None if text is None else Bone.parse(text), reason)
+    if kind == "choosing":
+        _, _, doubles = entry
+        return DoublesToChoose(seat, [Bone.parse(b) for b in doubles])
+    if kind == "chose":
+        _, _, choice, bonus = entry
+        assert choice in ("play", "reshuffle")
+        return DoublesChosen(seat, choice, _int(bonus))
+    raise AssertionError(f"not a history entry: {shorten(entry)}")

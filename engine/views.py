@@ -50,6 +50,7 @@ def public_view(state: GameState) -> dict[str, Any]:
         "wash": {"seats": state.wash_seats[:], "reason": state.wash_reason},
         "last_play": None if last is None else last.to_public(),
         "game": None if result is None else result.to_dict(),
+        "history": state.public_history(),
     }
 
 

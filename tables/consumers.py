@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from chat.services import ChatError, chat_recent, chat_report, chat_send
 from dominoes_site.consumers import CLOSE_ABUSE, HouseConsumer
+from house import services as house
 from tables import broadcast, presence, selectors, services
 from tables.models import Table
 
@@ -237,6 +238,24 @@ class TableConsumer(HouseConsumer):
         )
         await self.send_json({"type": "reported", "request_id": _request_id(content)})
 
+    async def on_house_sit(self, content: dict[str, Any]) -> None:
+        """The host seats a house player (house/services.py)."""
+        number = _int_field(content, "seat")
+        level = content.get("level")
+        if type(level) is not str:
+            raise services.TableError(
+                "bad_field", _("level is rookie, regular or shark."), field="level"
+            )
+        await database_sync_to_async(house.house_seat_add)(
+            table_id=self.table_id, host=self.scope["user"], number=number, level=level
+        )
+
+    async def on_house_remove(self, content: dict[str, Any]) -> None:
+        number = _int_field(content, "seat")
+        await database_sync_to_async(house.house_seat_remove)(
+            table_id=self.table_id, host=self.scope["user"], number=number
+        )
+
     HANDLERS = {
         "ping": on_ping,
         "claim": on_claim,
@@ -251,6 +270,8 @@ class TableConsumer(HouseConsumer):
         "remove": on_remove,
         "wash": on_wash,
         "act": on_act,
+        "house_sit": on_house_sit,
+        "house_remove": on_house_remove,
     }
 
     # --- outgoing -------------------------------------------------------------------------

@@ -42,11 +42,9 @@ def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
         "seats": [
             {
                 "number": s.number,
-                "player": None
-                if s.user is None
-                else {"id": s.user.pk, "name": s.user.display_name},
+                "player": None if s.user is None else player_of(s.user),
                 "ready": s.ready,
-                "online": s.user_id in online,
+                "online": s.user_id in online or bool(s.user and s.user.house_level),
                 "grace_until": None
                 if s.grace_until is None
                 else int(s.grace_until.timestamp() * 1000),
@@ -62,6 +60,11 @@ def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
         "game_number": None if game is None else game.number,
         "game_url": None if game is None else reverse("history:game", args=[game.pk]),
     }
+
+
+def player_of(user: Any) -> dict[str, Any]:
+    """A seated player as everyone sees them; `house` names a house player's level (a bot)."""
+    return {"id": user.pk, "name": user.display_name, "house": user.house_level or None}
 
 
 def game_view(

@@ -31,7 +31,7 @@ from engine import (
     Timeout,
     parse_action,
 )
-from tables import broadcast
+from tables import broadcast, selectors, signals
 from tables.fairdeal import commitment_of, is_entropy, new_seed, shuffled_set
 from tables.models import Game, GameAction, Hand, Seat, Table, TableEvent
 
@@ -205,13 +205,7 @@ def seat_take(*, table_id: int, user: Any, number: int) -> Table:
                 )
         except IntegrityError as exc:
             raise TableError("seat_taken", _("That seat is taken.")) from exc
-        events.append(
-            {
-                "type": "seat_taken",
-                "seat": number,
-                "player": {"id": user.pk, "name": user.display_name},
-            }
-        )
+        events.append({"type": "seat_taken", "seat": number, "player": selectors.player_of(user)})
         _record(table, public=events)
     return table
 
@@ -286,6 +280,7 @@ def _start_game(table: Table, game: Game, seats: list[Seat]) -> list[Event]:
     _clock_schedule(game)
     Table.objects.filter(pk=table.pk).update(status=Table.Status.PLAYING)
     table.status = Table.Status.PLAYING
+    signals.announce_turn(game, state)  # house players (house/receivers.py)
     return engine_events
 
 
@@ -567,6 +562,7 @@ def _commit_action(
         lobby=state.is_over,
         picture=picture_changed,
     )
+    signals.announce_turn(game, state)  # house players (house/receivers.py)
     return ActResult(version=new_version, seq=seq, events=events)
 
 

@@ -14,13 +14,14 @@ from django.utils.translation import gettext as _
 
 from accounts.services import AccountNotAllowed
 from engine import SettingsError
+from house.forms import PracticeForm  # the lobby's Practice form (house players)
 from tables import services
 from tables.forms import TableForm
 from tables.models import MODE_CHOICES, Presence, Table
 from tables.presence import PRESENCE_STALE_SECONDS
 
 
-def _lobby_tables(request: HttpRequest) -> dict[str, object]:
+def lobby_tables_context(request: HttpRequest) -> dict[str, object]:
     mode = request.GET.get("mode", "")
     tables = Table.objects.filter(
         private=False, status__in=[Table.Status.OPEN, Table.Status.PLAYING]
@@ -101,7 +102,11 @@ def lobby(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, _("Your table is open. Share the link to invite players."))
             return redirect(table.get_absolute_url())
-    context = {"form": form, **_lobby_tables(request)}
+    context = {
+        "form": form,
+        "practice_form": PracticeForm(prefix="practice"),
+        **lobby_tables_context(request),
+    }
     return render(request, "tables/lobby.html", context, status=400 if form.errors else 200)
 
 
@@ -123,7 +128,7 @@ def _watchers(tables: list[Table]) -> dict[int, int]:
 @login_required
 def lobby_tables(request: HttpRequest) -> HttpResponse:
     """The lobby's table lists alone: the page fetches it again when the lobby socket says so."""
-    return render(request, "tables/_lobby_tables.html", _lobby_tables(request))
+    return render(request, "tables/_lobby_tables.html", lobby_tables_context(request))
 
 
 @login_required

@@ -65,4 +65,17 @@ if (form) {
   form.elements.shape?.addEventListener("change", showFields);
   showFields();
 }
+// Practice: Fives and Threes are one on one, so the other shapes are off for them.
+const practice = document.getElementById("practice-form");
+if (practice) {
+  const practiceMode = practice.elements["practice-mode"];
+  const practiceShape = practice.elements["practice-shape"];
+  const syncShape = () => {
+    const oneOnOne = HEAD_TO_HEAD.includes(practiceMode.value);
+    for (const option of practiceShape.options) option.disabled = oneOnOne && option.value !== "one_on_one";
+    if (oneOnOne) practiceShape.value = "one_on_one";
+  };
+  practiceMode.addEventListener("change", syncShape);
+  syncShape();
+}
 connect();

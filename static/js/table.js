@@ -1299,6 +1299,8 @@ export function startTable(app) {
     4: ["bottom", "left", "top", "right"],
   };
 
+  const houseChoice = {};
+
   function seatPanel(seatInfo, pos) {
     const table = state.table;
     const game = state.game;
@@ -1353,6 +1355,9 @@ export function startTable(app) {
     if (table?.host && player && table.host === player.id) {
       line.append(el("span", { class: "tag", title: t("host_help") }, t("host")));
     }
+    if (player?.house) {
+      line.append(el("span", { class: "tag house", title: t("house_help") }, t("house_tag", { level: t(`level_${player.house}`) })));
+    }
     const actions = el("div", { class: "seat-actions" });
     if (pregame && !state.fatal) {
       if (!player && me === null && state.ws) {
@@ -1366,7 +1371,40 @@ export function startTable(app) {
           }),
         );
       }
-      if (player && !isMe && table?.you?.host && !seatInfo.ready) {
+      if (!player && table?.you?.host && state.ws) {
+        // the host may put a house player (a bot) in an empty seat, choosing its level
+        const pick = el(
+          "select",
+          { class: "house-level", "aria-label": t("house_level_for", { n: n + 1 }) },
+          ...["rookie", "regular", "shark"].map((level) => el("option", { value: level, text: t(`level_${level}`) })),
+        );
+        pick.value = houseChoice[n] || "regular";
+        pick.addEventListener("change", () => {
+          houseChoice[n] = pick.value; // kept across re-renders of the seats
+        });
+        actions.append(
+          pick,
+          el("button", {
+            type: "button",
+            class: "btn btn-small btn-quiet",
+            "aria-label": t("add_house_seat", { n: n + 1 }),
+            text: t("add_house"),
+            onclick: () => send({ type: "house_sit", seat: n, level: pick.value }),
+          }),
+        );
+      }
+      if (player?.house && table?.you?.host) {
+        actions.append(
+          el("button", {
+            type: "button",
+            class: "btn btn-small btn-danger",
+            "aria-label": t("remove_player", { name: player.name }),
+            text: t("remove"),
+            onclick: () => send({ type: "house_remove", seat: n }),
+          }),
+        );
+      }
+      if (player && !player.house && !isMe && table?.you?.host && !seatInfo.ready) {
         actions.append(
           el("button", {
             type: "button",

@@ -1,0 +1,41 @@
+"""The lobby's Practice form: a mode, the table's shape and the house players' level."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import HouseLevel
+from tables.forms import HEAD_TO_HEAD, SHAPE_SETTINGS, SHAPES
+from tables.models import MODE_CHOICES
+
+
+class PracticeForm(forms.Form):
+    mode = forms.ChoiceField(label=_("Mode"), choices=MODE_CHOICES, initial="citizen")
+    shape = forms.ChoiceField(
+        label=_("Seats"),
+        choices=SHAPES,
+        initial="one_on_one",
+        help_text=_("Fives and Threes are one on one."),
+    )
+    level = forms.ChoiceField(
+        label=_("Level"),
+        choices=HouseLevel.choices,
+        initial=HouseLevel.REGULAR,
+        help_text=_(
+            "How well the house players play: Rookie at random, Regular for the most points now, "
+            "Shark looking ahead."
+        ),
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("mode") in HEAD_TO_HEAD and data.get("shape") not in (None, "one_on_one"):
+            self.add_error("shape", _("Fives and Threes are played one on one."))
+        return data
+
+    @property
+    def shape_settings(self) -> dict[str, Any]:
+        return dict(SHAPE_SETTINGS[self.cleaned_data["shape"]])

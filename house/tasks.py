@@ -1,0 +1,18 @@
+"""Celery tasks for house players: thin wrappers around house.services."""
+
+from celery import shared_task
+
+from house import services
+
+
+@shared_task(name="house.tasks.house_act", ignore_result=True)
+def house_act(game_id: int, version: int) -> bool:
+    """The house player to act at this game version makes its move (nothing if the game moved
+    on, is over, or a person is to act)."""
+    return services.house_turn(game_id=game_id, version=version)
+
+
+@shared_task(name="house.tasks.house_sweep", ignore_result=True)
+def house_sweep() -> int:
+    """Plays any house player's turn that has waited too long (a lost task); returns how many."""
+    return services.house_sweep()
