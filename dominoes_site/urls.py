@@ -13,5 +13,6 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("", include("accounts.urls")),
     path("", include("tables.urls")),
+    path("", include("ledger.urls")),
     path("admin/", admin.site.urls),
 ]
