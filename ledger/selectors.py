@@ -12,6 +12,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import Prefetch, QuerySet
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -154,8 +155,8 @@ def posting_text(posting: Posting, user: Any) -> str:
     if reason == Reason.SIGNUP:
         return _("Welcome grant for signing up")
     if reason == Reason.ALLOWANCE:
-        day = posting.key.rsplit(":", 1)[1]
-        return _("Daily allowance for %(day)s") % {"day": day}
+        day = dt.date.fromisoformat(posting.key.rsplit(":", 1)[1])
+        return _("Daily allowance for %(day)s") % {"day": date_format(day, "DATE_FORMAT")}
     if reason == Reason.PURCHASE and posting.order is not None:
         order = posting.order
         return _("Bought %(goods)s at the Commissary") % {

@@ -78,7 +78,7 @@ SQLITE_TABLES = ("ledger_entry", "ledger_posting", "ledger_party")
 def guards_up(apps, schema_editor):  # type: ignore[no-untyped-def]
     vendor = schema_editor.connection.vendor
     if vendor == "postgresql":
-        schema_editor.execute(POSTGRES_UP)
+        schema_editor.execute(POSTGRES_UP, params=None)  # no placeholders: % is plpgsql's
     elif vendor == "sqlite":
         for table in SQLITE_TABLES:
             schema_editor.execute(
@@ -90,7 +90,7 @@ def guards_up(apps, schema_editor):  # type: ignore[no-untyped-def]
 def guards_down(apps, schema_editor):  # type: ignore[no-untyped-def]
     vendor = schema_editor.connection.vendor
     if vendor == "postgresql":
-        schema_editor.execute(POSTGRES_DOWN)
+        schema_editor.execute(POSTGRES_DOWN, params=None)
     elif vendor == "sqlite":
         for table in SQLITE_TABLES:
             schema_editor.execute(f"DROP TRIGGER IF EXISTS {table}_no_update;")

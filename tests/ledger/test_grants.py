@@ -162,3 +162,14 @@ def test_two_claims_at_once_pay_once(make_user: Any) -> None:
     assert Posting.objects.filter(reason=Reason.ALLOWANCE, user=alice).count() == 1
     assert dollars(alice) == before + django_settings.LEDGER_ALLOWANCE_DOLLARS
     assert_books_balance()
+
+
+@pytest.mark.django_db
+def test_the_locker_and_store_speak_spanish(client: Client, alice: Any) -> None:
+    client.cookies[django_settings.LANGUAGE_COOKIE_NAME] = "es"
+    client.force_login(alice)
+    locker = client.get(reverse("ledger:locker")).content.decode()
+    assert "Tu casillero" in locker and "no tienen valor en efectivo" in locker
+    assert "Regalo de bienvenida por registrarte" in locker and "dólares" in locker
+    store = client.get(reverse("ledger:commissary")).content.decode()
+    assert "El Economato" in store and "Sopa" in store and "libros cada uno" in store
