@@ -120,6 +120,7 @@ class HistoryRow:
     what: str
     changes: list[tuple[str, int]] = field(default_factory=list)
     game_url: str | None = None
+    note: str = ""
 
 
 def history_rows(postings: Iterable[Posting], user: Any) -> list[HistoryRow]:
@@ -140,9 +141,29 @@ def history_rows(postings: Iterable[Posting], user: Any) -> list[HistoryRow]:
                 what=posting_text(posting, user),
                 changes=changes,
                 game_url=game_url,
+                note="" if changes else _nothing_back(posting, user),
             )
         )
     return rows
+
+
+def _nothing_back(posting: Posting, user: Any) -> str:
+    """Why a settlement paid this player nothing: what they had put in went to the winners."""
+    if _seat_role(posting, user) == "skunked":
+        return _("Nothing back: your stake and your skunk reserve went to the winners.")
+    return _("Nothing back: your stake went to the winners.")
+
+
+def _seat_role(posting: Posting, user: Any) -> str:
+    """`winner`, `skunked` or `loser` in the game a settlement paid."""
+    detail = posting.detail or {}
+    players = [int(p) for p in (posting.game.players if posting.game is not None else []) or []]
+    seat = players.index(user.pk) if user.pk in players else None
+    if seat is not None and seat in detail.get("winners", []):
+        return "winner"
+    if seat is not None and seat in detail.get("skunked", []):
+        return "skunked"
+    return "loser"
 
 
 def _goods_of(entries: Iterable[Entry]) -> dict[int, Good]:
@@ -172,14 +193,10 @@ def posting_text(posting: Posting, user: Any) -> str:
     if reason == Reason.REFUND:
         return _("Stake refunded: the game at table %(n)s was called off") % {"n": number}
     if reason == Reason.SETTLE:
-        detail = posting.detail or {}
-        players = []
-        if posting.game is not None:
-            players = [int(p) for p in posting.game.players or []]
-        seat = players.index(user.pk) if user.pk in players else None
-        if seat is not None and seat in detail.get("winners", []):
+        role = _seat_role(posting, user)
+        if role == "winner":
             return _("Won the game at table %(n)s") % {"n": number}
-        if seat is not None and seat in detail.get("skunked", []):
+        if role == "skunked":
             return _("Skunked in the game at table %(n)s: paid one more stake") % {"n": number}
         return _("Lost the game at table %(n)s") % {"n": number}
     return str(Reason(reason).label)

@@ -670,7 +670,11 @@ def stake_set(*, table: Table, spec: StakeSpec | None) -> TableStake | None:
     StakeItem.objects.bulk_create(
         StakeItem(stake=stake, good_id=g, quantity=q) for g, q in spec.bundle
     )
-    stake_check_cover(table=table, user=table.host)
+    try:
+        stake_check_cover(table=table, user=table.host)
+    except NotCovered as exc:
+        exc.field = "stake" if spec.dollars else "canteen"
+        raise
     return stake
 
 
@@ -695,8 +699,11 @@ def skunk_reserve(table: Table) -> bool:
 
 def cover_needed(table: Table) -> dict[Unit, int]:
     """What a player must hold to sit: twice the stake where a skunk owes double."""
+    stake = stake_units(table)
+    if not stake:
+        return {}
     factor = 2 if skunk_reserve(table) else 1
-    return {unit: amount * factor for unit, amount in stake_units(table).items()}
+    return {unit: amount * factor for unit, amount in stake.items()}
 
 
 def stake_check_cover(*, table: Table, user: Any) -> None:
