@@ -301,14 +301,15 @@ def game_void(*, table_id: int, by: Any, reason: str) -> Game:
     if not (reason or "").strip():
         raise TableError("bad_field", _("Say why the game is voided."), field="reason")
     with transaction.atomic():
-        table = _open_table(table_id)
+        # The game row first, then the table's: the order game_act takes them in.
         game = (
             Game.objects.select_for_update()
-            .filter(table=table, status__in=[Game.Status.WAITING, Game.Status.PLAYING])
+            .filter(table_id=table_id, status__in=[Game.Status.WAITING, Game.Status.PLAYING])
             .first()
         )
         if game is None:
             raise TableError("no_game", _("There is no game in progress at this table."))
+        table = _open_table(table_id)
         Game.objects.filter(pk=game.pk).update(
             status=Game.Status.ABORTED, finished_at=timezone.now()
         )

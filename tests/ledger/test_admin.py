@@ -20,7 +20,17 @@ ADJUST = "/ledger/staff/adjust/"
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "model", ["account", "posting", "storeorder", "adjustment", "tablestake", "reconciliationrun"]
+    "model",
+    [
+        "account",
+        "posting",
+        "storeorder",
+        "adjustment",
+        "tablestake",
+        "reconciliationrun",
+        "mismatch",
+        "stakedgame",
+    ],
 )
 def test_the_books_are_read_only_in_admin(
     client: Client, warden: Any, alice: Any, model: str
@@ -32,6 +42,14 @@ def test_the_books_are_read_only_in_admin(
         assert client.get(reverse(f"admin:ledger_{model}_add")).status_code == 403
     posting = Posting.objects.filter(user=alice).first()
     assert posting is not None
+    account = Account.objects.filter(user=alice).first()
+    assert account is not None
+    page = client.get(reverse("admin:ledger_account_change", args=[account.pk]))
+    assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
+    entries = client.get(
+        reverse("admin:ledger_posting_changelist"), {"entries__account__id__exact": account.pk}
+    )
+    assert entries.status_code == 200 and posting.key in entries.content.decode()
     page = client.get(reverse("admin:ledger_posting_change", args=[posting.pk]))
     assert page.status_code == 200 and 'name="_save"' not in page.content.decode()
     response = client.post(

@@ -145,7 +145,7 @@ def test_two_claims_at_once_pay_once(make_user: Any) -> None:
 
     def claim() -> None:
         try:
-            barrier.wait()
+            barrier.wait(timeout=30)
             services.allowance_claim(user=alice, now=NOON)
             outcomes.append("paid")
         except services.AlreadyClaimed:

@@ -273,7 +273,7 @@ def test_two_settlements_at_once_pay_once(make_user: Any) -> None:
 
     def settle() -> None:
         try:
-            barrier.wait()
+            barrier.wait(timeout=30)
             posting = services.game_settle(game_id=staked.game.pk)
             assert posting is not None
             postings.append(posting.pk)
@@ -305,7 +305,7 @@ def test_a_settlement_and_a_refund_at_once_never_both_happen(make_user: Any) -> 
 
     def run(kind: str) -> None:
         try:
-            barrier.wait()
+            barrier.wait(timeout=30)
             if kind == "settle":
                 services.game_settle(game_id=staked.game.pk)
             else:
