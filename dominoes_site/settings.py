@@ -53,6 +53,10 @@ HOUSE_VARIABLES = [
     "HOST",
     "PORT",
     "HOUSE_PLAYER_PACE_SECONDS",
+    "LEDGER_SIGNUP_DOLLARS",
+    "LEDGER_SIGNUP_BOOKS",
+    "LEDGER_ALLOWANCE_DOLLARS",
+    "LEDGER_ALLOWANCE_BOOKS",
 ]
 for _name in HOUSE_VARIABLES:
     if os.environ.get(_name) == "":
@@ -272,6 +276,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 300.0,
         "options": {"expires": 240},
     },
+    # --- ledger (issue 7) ---
+    "ledger-reconcile-nightly": {
+        "task": "ledger.tasks.reconcile_nightly",
+        "schedule": crontab(hour=3, minute=41),
+    },
 }
 # A player whose connection drops mid-game keeps their seat this long (seconds); one who closed
 # the page on purpose, less.
@@ -315,6 +324,21 @@ AGE_RETRY_BLOCK_SECONDS = 24 * 60 * 60
 # Optional: days after sign-up within which staff must verify an account's age (off when unset).
 AGE_VERIFY_WITHIN_DAYS = env.int("AGE_VERIFY_WITHIN_DAYS", default=None)
 MINIMUM_AGE = 18
+
+# --- The ledger (play money only) ------------------------------------------------------------
+# What a new player is given, and the allowance they may claim once a day (whole numbers, >= 0).
+LEDGER_SIGNUP_DOLLARS = env.int("LEDGER_SIGNUP_DOLLARS", default=1000)
+LEDGER_SIGNUP_BOOKS = env.int("LEDGER_SIGNUP_BOOKS", default=50)
+LEDGER_ALLOWANCE_DOLLARS = env.int("LEDGER_ALLOWANCE_DOLLARS", default=100)
+LEDGER_ALLOWANCE_BOOKS = env.int("LEDGER_ALLOWANCE_BOOKS", default=10)
+for _name in (
+    "LEDGER_SIGNUP_DOLLARS",
+    "LEDGER_SIGNUP_BOOKS",
+    "LEDGER_ALLOWANCE_DOLLARS",
+    "LEDGER_ALLOWANCE_BOOKS",
+):
+    if globals()[_name] < 0:
+        raise environ.ImproperlyConfigured(f"{_name} is a whole number, 0 or more.")
 
 # --- E-mail ---------------------------------------------------------------------------------
 EMAIL_URL = env.str("EMAIL_URL", default="")

@@ -16,5 +16,6 @@ urlpatterns = [
     path("", include("gym.urls")),
     path("", include("history.urls")),
     path("", include("house.urls")),
+    path("", include("ledger.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -8,6 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from engine import SettingsError, TableSettings
+from ledger.forms import StakeFields
 from tables.models import MODE_CHOICES
 
 SHAPES = [
@@ -44,7 +45,7 @@ FIELD_FOR_SETTING = {
 }
 
 
-class TableForm(forms.Form):
+class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake or canteen bet
     mode = forms.ChoiceField(label=_("Mode"), choices=MODE_CHOICES, initial="citizen")
     shape = forms.ChoiceField(label=_("Players"), choices=SHAPES, initial="one_on_one")
     deal = forms.TypedChoiceField(

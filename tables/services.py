@@ -31,6 +31,7 @@ from engine import (
     Timeout,
     parse_action,
 )
+from ledger import services as ledger
 from tables import broadcast, selectors, signals
 from tables.fairdeal import commitment_of, is_entropy, new_seed, shuffled_set
 from tables.models import Game, GameAction, Hand, Seat, Table, TableEvent
@@ -96,12 +97,20 @@ class StaleVersion(TableError):
 
 
 def table_create(
-    *, host: Any, mode: str, private: bool = False, on_leave: str = "wait", **options: Any
+    *,
+    host: Any,
+    mode: str,
+    private: bool = False,
+    on_leave: str = "wait",
+    stake: ledger.StakeSpec | None = None,
+    **options: Any,
 ) -> Table:
     """A new table with the mode's defaults and `options` (validated by the engine).
 
     The host takes seat 0. `on_leave` (Cut Throat and Partners): "wait" or "forfeit" when a
-    player's grace runs out. Raises SettingsError (naming the setting) or AccountNotAllowed.
+    player's grace runs out. `stake` is what the table is played for (none: nothing). Raises
+    SettingsError (naming the setting), AccountNotAllowed, or ledger.LedgerError (a refused
+    stake, or a host who cannot cover it).
     """
     ensure_may_play(host)
     settings = TableSettings.build(mode, **options)
@@ -132,6 +141,7 @@ def table_create(
             players=[None] * settings.players,
         )
         _new_hand(game, 1)
+        ledger.stake_set(table=table, spec=stake)  # ledger: the stake, covered by the host
         _record(table, public=[{"type": "table_created"}])
     return table
 
@@ -193,6 +203,7 @@ def seat_take(*, table_id: int, user: Any, number: int) -> Table:
             return table
         if seat.user_id is not None:
             raise TableError("seat_taken", _("That seat is taken."))
+        _ensure_covers_stake(table, user)
         events: list[dict[str, Any]] = []
         for other in seats.values():
             if other.user_id == user.pk:
@@ -265,9 +276,10 @@ def seat_ready(*, table_id: int, user: Any, ready: bool) -> Table:
 
 
 def _start_game(table: Table, game: Game, seats: list[Seat]) -> list[Event]:
-    """Every seat is taken and ready: check the players once more, deal the first hand."""
+    """Every seat is taken and ready: check the players once more, hold the stakes, deal."""
     for seat in seats:
         _ensure_may_sit(seat.user)
+        _ensure_covers_stake(table, seat.user)
     state = GameState.from_json(game.state)
     engine_events, actions = _automatic_steps(game, state, [])
     game.players = [s.user_id for s in seats]
@@ -277,6 +289,7 @@ def _start_game(table: Table, game: Game, seats: list[Seat]) -> list[Event]:
     game.deadline = _turn_deadline(state, timezone.now(), None)
     game.save(update_fields=["players", "status", "state", "version", "deadline"])
     _save_actions(game, actions, first_version=1)
+    _ledger_call(ledger.game_stake_hold, game=game)  # ledger: stakes into the pot
     _clock_schedule(game)
     Table.objects.filter(pk=table.pk).update(status=Table.Status.PLAYING)
     table.status = Table.Status.PLAYING
@@ -312,7 +325,8 @@ def game_abort(*, table_id: int, user: Any) -> Table:
 
 
 def _game_aborted(game: Game) -> None:
-    """What follows an aborted game inside its transaction (the ledger refunds stakes here)."""
+    """What follows an aborted game inside its transaction: every stake back, exactly."""
+    _ledger_call(ledger.game_refund, game_id=game.pk, why="aborted before the first play")
 
 
 def rematch_offer(*, table_id: int, user: Any, want: bool = True) -> Table:
@@ -353,6 +367,51 @@ def rematch_offer(*, table_id: int, user: Any, want: bool = True) -> Table:
             engine_events = _start_game(table, game, seats)
         _record(table, public=events, engine_events=engine_events)
     return table
+
+
+# --- the ledger (issue 7): stakes, settlement, voiding ----------------------------------------
+
+
+def _ledger_call(service: Any, **kwargs: Any) -> Any:
+    """Call a ledger service; its refusal becomes a table refusal with the same words."""
+    try:
+        return service(**kwargs)
+    except ledger.LedgerError as exc:
+        raise TableError(exc.code, exc.message) from exc
+
+
+def _ensure_covers_stake(table: Table, user: Any) -> None:
+    """To sit at a staked table a player must be able to cover what a game can cost them."""
+    _ledger_call(ledger.stake_check_cover, table=table, user=user)
+
+
+def game_void(*, table_id: int, by: Any, reason: str) -> Game:
+    """Staff void a table's live game (waiting or playing): it is aborted and every stake held
+    for it is refunded exactly (ledger key game:<id>:refund)."""
+    if not (getattr(by, "is_active", False) and getattr(by, "is_staff", False)):
+        raise TableError("not_staff", _("Only staff void a game."))
+    if not (reason or "").strip():
+        raise TableError("bad_field", _("Say why the game is voided."), field="reason")
+    with transaction.atomic():
+        # The game row first, then the table's: the order game_act takes them in.
+        game = (
+            Game.objects.select_for_update()
+            .filter(table_id=table_id, status__in=[Game.Status.WAITING, Game.Status.PLAYING])
+            .first()
+        )
+        if game is None:
+            raise TableError("no_game", _("There is no game in progress at this table."))
+        table = _open_table(table_id)
+        Game.objects.filter(pk=game.pk).update(
+            status=Game.Status.ABORTED, finished_at=timezone.now()
+        )
+        game.status = Game.Status.ABORTED
+        Table.objects.filter(pk=table.pk).update(status=Table.Status.ABORTED)
+        table.status = Table.Status.ABORTED
+        _ledger_call(ledger.game_refund, game_id=game.pk, by=by, why=reason.strip())
+        _record(table, public=[{"type": "game_voided"}], game=game)
+    log.info("game %s voided by %s: %s", game.pk, by.pk, reason)
+    return game
 
 
 # --- washing and dealing ----------------------------------------------------------------------
@@ -573,6 +632,8 @@ def _game_over(game: Game, state: GameState) -> None:
 
     workouts_record(game=game, state=state)
     game_archive(game=game)
+    # ledger: pay the pot in this same transaction (idempotent: game:<id>:settle)
+    _ledger_call(ledger.game_settle, game_id=game.pk)
 
 
 # --- the Gym clock ----------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from django.utils.translation import gettext as _
 from accounts.services import AccountNotAllowed
 from engine import SettingsError
 from house.forms import PracticeForm  # the lobby's Practice form (house players)
+from ledger import selectors as ledger_selectors
+from ledger.services import LedgerError
 from tables import services
 from tables.forms import TableForm
 from tables.models import MODE_CHOICES, Presence, Table
@@ -23,11 +25,15 @@ from tables.presence import PRESENCE_STALE_SECONDS
 
 def lobby_tables_context(request: HttpRequest) -> dict[str, object]:
     mode = request.GET.get("mode", "")
+    stake = request.GET.get("stake", "")  # ledger: the stake filter
+    stake = stake if stake in dict(ledger_selectors.STAKE_FILTERS) else ""
     tables = Table.objects.filter(
         private=False, status__in=[Table.Status.OPEN, Table.Status.PLAYING]
     )
     if mode in dict(MODE_CHOICES):
         tables = tables.filter(mode=mode)
+    tables = ledger_selectors.tables_by_stake(tables, stake)
+    balances = ledger_selectors.balances_of(request.user.pk)
     tables = (
         tables.select_related("host")
         .prefetch_related("seats__user")
@@ -38,6 +44,9 @@ def lobby_tables_context(request: HttpRequest) -> dict[str, object]:
     rows = []
     for table in tables:
         seats = list(table.seats.all())
+        stake_view = ledger_selectors.stake_view(table)
+        if stake == "covered" and not stake_view.covered_by(balances):
+            continue
         rows.append(
             {
                 "table": table,
@@ -45,6 +54,7 @@ def lobby_tables_context(request: HttpRequest) -> dict[str, object]:
                 "free": sum(1 for s in seats if s.user_id is None),
                 "differences": _differences(table),
                 "watchers": watching.get(table.pk, 0),
+                "stake": stake_view,
             }
         )
     return {
@@ -52,6 +62,8 @@ def lobby_tables_context(request: HttpRequest) -> dict[str, object]:
         "playing_tables": [r for r in rows if r["table"].status == Table.Status.PLAYING],
         "mode": mode,
         "modes": MODE_CHOICES,
+        "stake": stake,
+        "stakes": ledger_selectors.STAKE_FILTERS,
     }
 
 
@@ -93,10 +105,13 @@ def lobby(request: HttpRequest) -> HttpResponse:
                 mode=form.cleaned_data["mode"],
                 private=form.cleaned_data["private"],
                 on_leave=form.cleaned_data.get("on_leave") or Table.OnLeave.WAIT,
+                stake=form.stake_spec,
                 **form.cleaned_options,
             )
         except SettingsError as exc:  # the form checked; this is belt and braces
             form.add_error(None, str(exc))
+        except LedgerError as exc:  # ledger: a refused stake, or one the host cannot cover
+            form.add_ledger_error(exc)
         except AccountNotAllowed as exc:
             form.add_error(None, exc.message)
         else:
@@ -161,5 +176,11 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     return render(
         request,
         "tables/table.html",
-        {"table": table, "invite_url": invite_url, "ws_query": f"?code={code}" if code else ""},
+        {
+            "table": table,
+            "invite_url": invite_url,
+            "ws_query": f"?code={code}" if code else "",
+            "stake": ledger_selectors.stake_view(table),  # ledger: what the table is played for
+            "pot": ledger_selectors.pot_text(table),
+        },
     )

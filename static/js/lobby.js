@@ -1,12 +1,15 @@
 // The lobby updates live: the lobby socket says a table changed, and the list is fetched again
 // (server-rendered, so it stays translated). Falls back to a slow refresh when the socket is away.
 const list = document.getElementById("lobby-list");
-const mode = new URLSearchParams(location.search).get("mode") || "";
+const query = new URLSearchParams(location.search);
+const mode = query.get("mode") || "";
+const stake = query.get("stake") || "";
 let pending = null;
 
 async function refresh() {
   pending = null;
-  const response = await fetch(`${list.dataset.url}?mode=${encodeURIComponent(mode)}`, {
+  const params = new URLSearchParams({ mode, stake });
+  const response = await fetch(`${list.dataset.url}?${params}`, {
     headers: { "X-Requested-With": "fetch" },
   });
   if (response.ok) {

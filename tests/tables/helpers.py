@@ -108,3 +108,11 @@ async def receive_until(
             last_seen = max(last_seen or 0, number)
             if number >= seq:
                 return message
+
+
+async def next_reply(socket: WebsocketCommunicator, timeout: float = 10) -> dict[str, Any]:
+    """The next message other than a watcher count (those come whenever someone arrives)."""
+    while True:
+        message = await socket.receive_json_from(timeout=timeout)
+        if message["type"] != "watchers":
+            return message
