@@ -159,7 +159,7 @@ def test_single_elimination_random_results(n: int) -> None:
     rng = random.Random(n)
     bracket = single_elimination(n)
     seeds = rng.sample(range(1, 1000), n)
-    results, states = play_out(bracket, seeds, lambda s: rng.choice(s.entrants))
+    _results, states = play_out(bracket, seeds, lambda s: rng.choice(s.entrants))
     rounds = {m.key: m.round for m in bracket.matches}
     # Nobody plays twice in one round.
     for r in range(1, bracket.rounds + 1):
@@ -306,7 +306,7 @@ def test_double_elimination_everyone_but_the_champion_loses_twice(n: int) -> Non
 def test_double_elimination_better_seeds_path(n: int) -> None:
     bracket = double_elimination(n)
     seeds = list(range(1, n + 1))
-    results, states = play_out(bracket, seeds, better_seed(seeds))
+    _results, states = play_out(bracket, seeds, better_seed(seeds))
     assert states["GF1"].sides == (1, 2)
     assert states["GF2"].status == "skipped"
     placings = elimination_placings(bracket, states)
