@@ -250,6 +250,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("GYM_CLOCK_SWEEP_SECONDS", default=1.0),
         "options": {"expires": 5},
     },
+    # Tournaments: check-in, starts, tables, no-shows, results, rounds and prizes (idempotent).
+    "tournament-sweep": {
+        "task": "tournaments.tasks.sweep",
+        "schedule": 3.0,
+        "options": {"expires": 10},
+    },
 }
 # A move that arrives this long after its turn's deadline still counts (network delay).
 GYM_CLOCK_GRACE_MS = env.int("GYM_CLOCK_GRACE_MS", default=300)
