@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,16 +19,26 @@ from tournaments.models import ORGANIZERS_GROUP, Match, Tournament
 NAMES = ["Ana", "Ben", "Cruz", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kai", "Lu"]
 
 
+def quick_user(name: str) -> Any:
+    """A player without a usable password (hashing one takes a while, and these log in by
+    force_login)."""
+    from accounts.models import User
+
+    return User.objects.create_user(
+        f"{name.lower()}@example.com", None, display_name=name, date_of_birth=dt.date(1990, 1, 1)
+    )
+
+
 @pytest.fixture
-def organizer(make_user: Callable[..., Any]) -> Any:
-    user = make_user("Olga")
+def organizer(db: None) -> Any:
+    user = quick_user("Olga")
     user.groups.add(Group.objects.get(name=ORGANIZERS_GROUP))
     return user
 
 
 @pytest.fixture
-def players(make_user: Callable[..., Any]) -> list[Any]:
-    return [make_user(name) for name in NAMES]
+def players(db: None) -> list[Any]:
+    return [quick_user(name) for name in NAMES]
 
 
 def event_settings(now: dt.datetime | None = None, **overrides: Any) -> dict[str, Any]:

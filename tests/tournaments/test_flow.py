@@ -9,8 +9,6 @@ from typing import Any
 import pytest
 
 from tables.models import Game, Table
-from tournaments import services
-from tournaments.models import Entry, Match, Tournament
 from tests.tournaments.conftest import (
     live_matches,
     make_event,
@@ -20,6 +18,8 @@ from tests.tournaments.conftest import (
     register_and_check_in,
     start,
 )
+from tournaments import services
+from tournaments.models import Entry, Match, Tournament
 
 pytestmark = pytest.mark.django_db
 
