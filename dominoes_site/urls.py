@@ -14,5 +14,6 @@ urlpatterns = [
     path("", include("accounts.urls")),
     path("", include("tables.urls")),
     path("", include("gym.urls")),
+    path("", include("tournaments.urls")),
     path("admin/", admin.site.urls),
 ]
