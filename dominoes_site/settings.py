@@ -42,6 +42,8 @@ HOUSE_VARIABLES = [
     "AGE_VERIFY_WITHIN_DAYS",
     "GYM_CLOCK_GRACE_MS",
     "GYM_CLOCK_SWEEP_SECONDS",
+    "LEAVE_GRACE_SECONDS",
+    "LEAVE_GRACE_CLOSED_SECONDS",
     "EMAIL_URL",
     "DEFAULT_FROM_EMAIL",
     "SECURE_SSL_REDIRECT",
@@ -95,6 +97,7 @@ INSTALLED_APPS = [
     "accounts",
     "tables",
     "gym",
+    "chat",
     "ledger",
     "tournaments",
 ]
@@ -250,6 +253,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env.float("GYM_CLOCK_SWEEP_SECONDS", default=1.0),
         "options": {"expires": 5},
     },
+    # Seats held for players who left: stale sockets dropped, forfeits when the grace runs out.
+    "seat-grace-sweep": {
+        "task": "tables.tasks.grace_sweep",
+        "schedule": 5.0,
+        "options": {"expires": 10},
+    },
     # Tournaments: check-in, starts, tables, no-shows, results, rounds and prizes (idempotent).
     "tournament-sweep": {
         "task": "tournaments.tasks.sweep",
@@ -257,6 +266,10 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 10},
     },
 }
+# A player whose connection drops mid-game keeps their seat this long (seconds); one who closed
+# the page on purpose, less.
+LEAVE_GRACE_SECONDS = env.int("LEAVE_GRACE_SECONDS", default=60)
+LEAVE_GRACE_CLOSED_SECONDS = env.int("LEAVE_GRACE_CLOSED_SECONDS", default=20)
 # A move that arrives this long after its turn's deadline still counts (network delay).
 GYM_CLOCK_GRACE_MS = env.int("GYM_CLOCK_GRACE_MS", default=300)
 

@@ -283,7 +283,8 @@ class Dumbbell(Event):
 
 @dataclass(slots=True)
 class HandOver(Event):
-    """The hand is over. ``result``: ``domino``, ``locked``, ``blocked``, ``redeal`` or ``forfeit``.
+    """The hand is over. ``result``: ``domino``, ``locked``, ``blocked``, ``redeal``, ``forfeit`` or
+    ``abandoned``.
 
     ``seat`` is the hand's winner (``None`` for locked, redeal, forfeit and an even block);
     ``pips`` the raw pips counted (blocked: the loser's), ``rounded`` after rounding once,

@@ -756,6 +756,26 @@ class GameState:
             self._win(winner, "forfeit", events, seat, mid_hand=False)
         return events
 
+    def abandon(self, seat: int) -> list[Event]:
+        """The house ends the game because ``seat`` left it (its grace ran out, or the other player
+        claimed the game): that seat's side loses, as on a forfeit, with reason ``abandoned``.
+        Not a player's action: only the server calls it.
+
+        >>> from engine.rules import TableSettings
+        >>> state = GameState.new(TableSettings.build("fives"))
+        >>> _ = state.deal_hands([["6-6", "6-3", "5-0", "4-1", "2-2", "3-1", "6-0"],
+        ...                       ["5-5", "4-4", "6-5", "5-4", "3-0", "2-1", "1-0"]])
+        >>> [e.type for e in state.abandon(1)], state.result.winner, state.result.reason
+        (['hand_over', 'game_over'], 0, 'abandoned')
+        """
+        seat = self._check_seat(seat)
+        self._check_not_stopped()
+        side = self.side_of(seat)
+        winner = forfeit_winner(self.scores, side, self.settings.sides)
+        events: list[Event] = [HandOver("abandoned", None, None, 0, 0, 0, self._hands_copy())]
+        self._win(winner, "abandoned", events, seat, mid_hand=False)
+        return events
+
     def _choose(self, action: DoublesChoice) -> list[Event]:
         seat = self._check_seat(action.seat)
         choice = action.choice

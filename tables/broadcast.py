@@ -26,6 +26,11 @@ def public_group(table_id: int) -> str:
 LOBBY_GROUP = "lobby"
 
 
+def all_groups(table_id: int, players: int) -> list[str]:
+    """Every audience of a table: each seat's group and the public one."""
+    return [seat_group(table_id, seat) for seat in range(players)] + [public_group(table_id)]
+
+
 def table_changed(
     table: Table,
     seq: int,

@@ -15,8 +15,9 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from chat.services import ChatError, chat_recent, chat_report, chat_send
 from dominoes_site.consumers import CLOSE_ABUSE, HouseConsumer
-from tables import broadcast, selectors, services
+from tables import broadcast, presence, selectors, services
 from tables.models import Table
 
 CLOSE_NO_TABLE = 4004
@@ -32,6 +33,7 @@ class TableConsumer(HouseConsumer):
     seat: int | None = None
     group: str | None = None
     is_host: bool = False
+    present: bool = False
 
     async def on_accepted(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
@@ -44,6 +46,10 @@ class TableConsumer(HouseConsumer):
             await self.close(code=CLOSE_NO_TABLE)
             return
         await self._join_group()
+        await database_sync_to_async(presence.presence_join)(
+            table_id=self.table_id, user=self.scope["user"], channel_name=self.channel_name
+        )
+        self.present = True
 
     def _load(self) -> bool:
         table = Table.objects.filter(pk=self.table_id).first()
@@ -75,6 +81,12 @@ class TableConsumer(HouseConsumer):
     async def disconnect(self, code: int) -> None:
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.present:
+            # 1000/1001: the page closed the socket itself (left or navigated away); anything
+            # else is a lost connection, which gets the longer grace.
+            await database_sync_to_async(presence.presence_leave)(
+                channel_name=self.channel_name, on_purpose=code in (1000, 1001)
+            )
         await super().disconnect(code)
 
     # --- incoming -------------------------------------------------------------------------
@@ -104,7 +116,7 @@ class TableConsumer(HouseConsumer):
                 return
             try:
                 await handler(self, content)
-            except services.TableError as exc:
+            except (services.TableError, ChatError) as exc:
                 await self.send_error(
                     exc.code, exc.message, request_id=_request_id(content), **exc.extra
                 )
@@ -132,6 +144,7 @@ class TableConsumer(HouseConsumer):
                     "table": picture,
                     "game": view,
                     "server_time": selectors.server_time(),
+                    "chat": chat_recent(table_id=self.table_id, user_id=self.scope["user"].pk),
                 }
         return {
             "type": "snapshot",
@@ -139,6 +152,7 @@ class TableConsumer(HouseConsumer):
             "table": picture,
             "game": view,
             "server_time": selectors.server_time(),
+            "chat": chat_recent(table_id=self.table_id, user_id=self.scope["user"].pk),
         }
 
     async def on_sit(self, content: dict[str, Any]) -> None:
@@ -187,7 +201,49 @@ class TableConsumer(HouseConsumer):
             {"type": "ack", "request_id": _request_id(content), "version": result.version}
         )
 
+    async def on_ping(self, content: dict[str, Any]) -> None:
+        await database_sync_to_async(presence.presence_seen)(channel_name=self.channel_name)
+        await self.send_json({"type": "pong", "server_time": time.time()})
+
+    async def on_claim(self, content: dict[str, Any]) -> None:
+        await database_sync_to_async(presence.game_claim)(
+            table_id=self.table_id, user=self.scope["user"]
+        )
+
+    async def on_abort(self, content: dict[str, Any]) -> None:
+        await database_sync_to_async(services.game_abort)(
+            table_id=self.table_id, user=self.scope["user"]
+        )
+
+    async def on_rematch(self, content: dict[str, Any]) -> None:
+        want = content.get("want", True)
+        if type(want) is not bool:
+            raise services.TableError("bad_field", _("want is true or false."), field="want")
+        await database_sync_to_async(services.rematch_offer)(
+            table_id=self.table_id, user=self.scope["user"], want=want
+        )
+
+    async def on_chat(self, content: dict[str, Any]) -> None:
+        await database_sync_to_async(chat_send)(
+            table_id=self.table_id, user=self.scope["user"], content=content
+        )
+
+    async def on_report(self, content: dict[str, Any]) -> None:
+        await database_sync_to_async(chat_report)(
+            table_id=self.table_id,
+            reporter=self.scope["user"],
+            reported_id=content.get("user"),
+            reason=content.get("reason"),
+        )
+        await self.send_json({"type": "reported", "request_id": _request_id(content)})
+
     HANDLERS = {
+        "ping": on_ping,
+        "claim": on_claim,
+        "abort": on_abort,
+        "rematch": on_rematch,
+        "chat": on_chat,
+        "report": on_report,
         "hello": on_hello,
         "sit": on_sit,
         "stand": on_stand,
@@ -225,6 +281,12 @@ class TableConsumer(HouseConsumer):
         update["game"] = message["game"]
         update["server_time"] = selectors.server_time()
         await self.send_json(update)
+
+    async def table_watchers(self, message: dict[str, Any]) -> None:
+        await self.send_json({"type": "watchers", "watchers": message["watchers"]})
+
+    async def chat_message(self, message: dict[str, Any]) -> None:
+        await self.send_json({"type": "chat", "message": message["message"]})
 
 
 def _language(scope: dict[str, Any]) -> str:
@@ -270,3 +332,8 @@ class LobbyConsumer(HouseConsumer):
 
     async def lobby_table(self, message: dict[str, Any]) -> None:
         await self.send_json({"type": "table", "table": message["table"]})
+
+    async def lobby_watchers(self, message: dict[str, Any]) -> None:
+        await self.send_json(
+            {"type": "watchers", "table": message["table"], "watchers": message["watchers"]}
+        )

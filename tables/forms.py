@@ -119,6 +119,20 @@ class TableForm(forms.Form):
     workout_amount = forms.IntegerField(
         label=_("Workout amount"), min_value=1, max_value=1000, initial=20, required=False
     )
+    on_leave = forms.ChoiceField(
+        label=_("When a player leaves for good"),
+        choices=[
+            ("wait", _("Wait for them to come back")),
+            ("forfeit", _("They forfeit: their side loses")),
+        ],
+        initial="wait",
+        required=False,
+        help_text=_(
+            "Cut Throat and Partners: what happens once a player who left has been away longer "
+            "than the grace (60 seconds, 20 if they closed the page). One on one, the other "
+            "player may claim the game."
+        ),
+    )
     private = forms.BooleanField(label=_("Private table (invite link and code)"), required=False)
 
     settings: TableSettings | None = None

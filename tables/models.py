@@ -45,8 +45,21 @@ class Table(models.Model):
     )
     private = models.BooleanField(default=False)
     invite_code = models.CharField(max_length=16, default=new_invite_code, unique=True)
+
+    class OnLeave(models.TextChoices):
+        WAIT = "wait", _("Wait for the player to come back")
+        FORFEIT = "forfeit", _("The player who left forfeits")
+
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     seq = models.PositiveIntegerField(default=0, help_text=_("The table's event number."))
+    on_leave = models.CharField(
+        max_length=8,
+        choices=OnLeave.choices,
+        default=OnLeave.WAIT,
+        help_text=_(
+            "Cut Throat and Partners: what happens when a player's grace runs out after leaving."
+        ),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -77,6 +90,16 @@ class Seat(models.Model):
     )
     ready = models.BooleanField(default=False)
     joined_at = models.DateTimeField(null=True, blank=True)
+    away_since = models.DateTimeField(
+        null=True, blank=True, help_text=_("When the player's last connection closed mid-game.")
+    )
+    grace_until = models.DateTimeField(
+        null=True, blank=True, db_index=True, help_text=_("The seat is held until then.")
+    )
+    left_on_purpose = models.BooleanField(
+        default=False, help_text=_("The page was closed rather than the connection lost.")
+    )
+    rematch = models.BooleanField(default=False, help_text=_("Wants a rematch."))
 
     class Meta:
         ordering = ["table", "number"]
@@ -198,3 +221,43 @@ class TableEvent(models.Model):
         if seat is not None and str(seat) in self.private:
             return list(self.private[str(seat)])
         return list(self.public)
+
+
+class Presence(models.Model):
+    """One open socket at a table: who is there (players online, watchers counted)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="presences")
+    user = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="presences"
+    )
+    channel_name = models.CharField(max_length=200, unique=True)
+    seat = models.SmallIntegerField(null=True, blank=True)
+    connected_at = models.DateTimeField(auto_now_add=True)
+    seen_at = models.DateTimeField(
+        db_index=True, help_text=_("Refreshed by the page's pings; stale rows are ignored.")
+    )
+
+    class Meta:
+        indexes = [models.Index(fields=["table", "seen_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.user} at {self.table}"
+
+
+class Abandonment(models.Model):
+    """A game a player left for good (their grace ran out): repeated ones make them wait."""
+
+    user = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="abandonments"
+    )
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="abandonments")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "game"], name="one_abandonment_per_game")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} left game {self.game_id}"

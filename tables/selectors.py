@@ -25,8 +25,11 @@ def live_game(table: Table) -> Game | None:
 
 def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
     """What anyone at or watching the table sees of it, apart from the game."""
+    from tables.presence import online_users, watchers
+
     seats = list(table.seats.select_related("user").order_by("number"))
     hand = game.hands.filter(dealt_at=None).order_by("number").first() if game else None
+    online = online_users(table.pk)
     return {
         "id": table.pk,
         "mode": table.mode,
@@ -42,9 +45,17 @@ def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
                 if s.user is None
                 else {"id": s.user.pk, "name": s.user.display_name},
                 "ready": s.ready,
+                "online": s.user_id in online,
+                "grace_until": None
+                if s.grace_until is None
+                else int(s.grace_until.timestamp() * 1000),
+                "left_on_purpose": s.left_on_purpose,
+                "rematch": s.rematch,
             }
             for s in seats
         ],
+        "on_leave": table.on_leave,
+        "watchers": watchers(table.pk),
         "commitment": None if hand is None else {"hand": hand.number, "sha256": hand.commitment},
         "game_version": None if game is None else game.version,
         "game_number": None if game is None else game.number,

@@ -27,6 +27,7 @@ from engine import (
     GameState,
     Pass,
     Phase,
+    SettingsError,
     TableSettings,
     Timeout,
     parse_action,
@@ -95,16 +96,25 @@ class StaleVersion(TableError):
 # --- creating tables --------------------------------------------------------------------------
 
 
-def table_create(*, host: Any, mode: str, private: bool = False, **options: Any) -> Table:
+def table_create(
+    *, host: Any, mode: str, private: bool = False, on_leave: str = "wait", **options: Any
+) -> Table:
     """A new table with the mode's defaults and `options` (validated by the engine).
 
-    The host takes seat 0. Raises SettingsError (naming the setting) or AccountNotAllowed.
+    The host takes seat 0. `on_leave` (Cut Throat and Partners): "wait" or "forfeit" when a
+    player's grace runs out. Raises SettingsError (naming the setting) or AccountNotAllowed.
     """
     ensure_may_play(host)
     settings = TableSettings.build(mode, **options)
+    if on_leave not in Table.OnLeave.values:
+        raise SettingsError("on_leave", f"on_leave is wait or forfeit, not {on_leave!r}")
     with transaction.atomic():
         table = Table.objects.create(
-            mode=settings.mode.value, settings=settings.to_dict(), host=host, private=private
+            mode=settings.mode.value,
+            settings=settings.to_dict(),
+            host=host,
+            private=private,
+            on_leave=on_leave,
         )
         Seat.objects.bulk_create(
             Seat(
@@ -145,11 +155,22 @@ def _open_table(table_id: int) -> Table:
 
 
 def _ensure_may_sit(user: Any) -> None:
-    """Only adults with an active account sit (the age gate's door for tables)."""
+    """Only adults with an active account sit (the age gate's door for tables), and not while
+    made to wait for leaving games unfinished."""
+    from tables.presence import sit_again_at, waiting_message
+
     try:
         ensure_may_play(user)
     except AccountNotAllowed as exc:
         raise TableError("not_allowed", exc.message) from exc
+    waiting = sit_again_at(user)
+    if waiting is not None:
+        until, count = waiting
+        raise TableError(
+            "must_wait",
+            waiting_message(until, count),
+            until=int(until.timestamp() * 1000),
+        )
 
 
 def _waiting_game(table: Table) -> Game:
@@ -160,8 +181,8 @@ def _waiting_game(table: Table) -> Game:
 
 
 #: Apps that run tables themselves (tournaments) check every seat change here: a guard takes
-#: (table id, user id, seat number or None, "take" | "leave" | "remove") and returns why the
-#: change is refused, or None. Registered in the app's ready().
+#: (table id, user id, seat number or None, "take" | "leave" | "remove" | "abort" | "rematch")
+#: and returns why the change is refused, or None. Registered in the app's ready().
 SEAT_GUARDS: list[Callable[[int, int, int | None, str], str | None]] = []
 
 
@@ -283,6 +304,79 @@ def _start_game(table: Table, game: Game, seats: list[Seat]) -> list[Event]:
     Table.objects.filter(pk=table.pk).update(status=Table.Status.PLAYING)
     table.status = Table.Status.PLAYING
     return engine_events
+
+
+def game_abort(*, table_id: int, user: Any) -> Table:
+    """A seated player ends a game that never got its first play: no result, for anyone."""
+    with transaction.atomic():
+        table = _open_table(table_id)
+        game = (
+            Game.objects.select_for_update().filter(table=table, status=Game.Status.PLAYING).first()
+        )
+        if game is None:
+            raise TableError("no_game", _("There is no game in progress at this table."))
+        seat = _seat_of(game, user)
+        if seat is None:
+            raise TableError("not_seated", _("Only the players at this table can do that."))
+        _check_seat_guards(table.pk, user.pk, seat, "abort")
+        if GameAction.objects.filter(game=game, kind="play").exists():
+            raise TableError(
+                "already_played", _("A bone has been played: the game can no longer be aborted.")
+            )
+        Game.objects.filter(pk=game.pk).update(
+            status=Game.Status.ABORTED, deadline=None, finished_at=timezone.now()
+        )
+        Table.objects.filter(pk=table.pk).update(status=Table.Status.ABORTED)
+        table.status = Table.Status.ABORTED
+        Seat.objects.filter(table=table).update(away_since=None, grace_until=None)
+        _game_aborted(game)
+        _record(table, public=[{"type": "game_aborted", "seat": seat}])
+    return table
+
+
+def _game_aborted(game: Game) -> None:
+    """What follows an aborted game inside its transaction (the ledger refunds stakes here)."""
+
+
+def rematch_offer(*, table_id: int, user: Any, want: bool = True) -> Table:
+    """After a game, offer (or accept, or take back) a rematch. When every player wants one, a
+    new game starts at the same table with the same settings and seats."""
+    _ensure_may_sit(user)
+    with transaction.atomic():
+        table = _open_table(table_id)
+        if table.status != Table.Status.FINISHED:
+            raise TableError("no_rematch", _("A rematch is offered once a game has ended."))
+        last = table.games.order_by("-number").first()
+        assert last is not None
+        seat = _seat_of(last, user)
+        if seat is None:
+            raise TableError("not_seated", _("Only the players of the last game can rematch."))
+        _check_seat_guards(table.pk, user.pk, seat, "rematch")
+        seats = list(table.seats.select_related("user").order_by("number"))
+        mine = seats[seat]
+        if mine.rematch == want:
+            return table
+        Seat.objects.filter(pk=mine.pk).update(rematch=want)
+        mine.rematch = want
+        events: list[dict[str, Any]] = [{"type": "rematch", "seat": seat, "want": want}]
+        engine_events: list[Event] = []
+        if all(s.rematch for s in seats):
+            settings = TableSettings.from_dict(table.settings)
+            game = Game.objects.create(
+                table=table,
+                number=last.number + 1,
+                status=Game.Status.WAITING,
+                state=GameState.new(settings).to_json(),
+                players=[None] * settings.players,
+            )
+            _new_hand(game, 1)
+            Seat.objects.filter(table=table).update(rematch=False)
+            for s in seats:
+                s.rematch = False
+            events.append({"type": "game_started", "game": game.number})
+            engine_events = _start_game(table, game, seats)
+        _record(table, public=events, engine_events=engine_events)
+    return table
 
 
 # --- washing and dealing ----------------------------------------------------------------------
@@ -495,7 +589,7 @@ def _game_over(game: Game, state: GameState) -> None:
 # --- calling a game off (tournaments) -----------------------------------------------------------
 
 
-def game_abort(*, table_id: int, reason: str, waiting_only: bool = False) -> Game | None:
+def game_call_off(*, table_id: int, reason: str, waiting_only: bool = False) -> Game | None:
     """Call off a table's live game without a result: a tournament does this when its players
     did not come (`waiting_only`: only a game nobody has started) or its organizer settled the
     match by hand. For tables played for nothing (tournament tables have no stake). Locks the
@@ -514,6 +608,8 @@ def game_abort(*, table_id: int, reason: str, waiting_only: bool = False) -> Gam
         game.status = Game.Status.ABORTED
         Table.objects.filter(pk=table.pk).update(status=Table.Status.ABORTED)
         table.status = Table.Status.ABORTED
+        Seat.objects.filter(table=table).update(away_since=None, grace_until=None)
+        _game_aborted(game)
         _record(table, public=[{"type": "game_aborted", "reason": reason}], game=game)
     return game
 

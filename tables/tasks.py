@@ -32,3 +32,19 @@ def clock_expire(game_id: int, version: int) -> bool:
 def clock_sweep() -> int:
     """The beat job every second: dumbbells for games whose timer was lost."""
     return services.clock_sweep()
+
+
+@shared_task(name="tables.tasks.grace_expire", ignore_result=True)
+def grace_expire(table_id: int, seat: int, game_id: int) -> str:
+    """A held seat's grace ran out: the table's rule for leavers applies."""
+    from tables.presence import grace_expire as expire
+
+    return expire(table_id=table_id, seat=seat, game_id=game_id)
+
+
+@shared_task(name="tables.tasks.grace_sweep", ignore_result=True)
+def grace_sweep() -> int:
+    """The beat job every few seconds: stale sockets and seats whose grace timer was lost."""
+    from tables.presence import grace_sweep as sweep
+
+    return sweep()

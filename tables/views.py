@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.services import AccountNotAllowed
 from engine import SettingsError
 from tables import services
 from tables.forms import TableForm
-from tables.models import MODE_CHOICES, Table
+from tables.models import MODE_CHOICES, Presence, Table
+from tables.presence import PRESENCE_STALE_SECONDS
 
 
 def _lobby_tables(request: HttpRequest) -> dict[str, object]:
@@ -28,6 +32,8 @@ def _lobby_tables(request: HttpRequest) -> dict[str, object]:
         .prefetch_related("seats__user")
         .order_by("status", "-created_at")[:100]
     )
+    tables = list(tables)
+    watching = _watchers([t for t in tables if t.status == Table.Status.PLAYING])
     rows = []
     for table in tables:
         seats = list(table.seats.all())
@@ -37,6 +43,7 @@ def _lobby_tables(request: HttpRequest) -> dict[str, object]:
                 "seats": seats,
                 "free": sum(1 for s in seats if s.user_id is None),
                 "differences": _differences(table),
+                "watchers": watching.get(table.pk, 0),
             }
         )
     return {
@@ -84,6 +91,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
                 host=request.user,
                 mode=form.cleaned_data["mode"],
                 private=form.cleaned_data["private"],
+                on_leave=form.cleaned_data.get("on_leave") or Table.OnLeave.WAIT,
                 **form.cleaned_options,
             )
         except SettingsError as exc:  # the form checked; this is belt and braces
@@ -95,6 +103,21 @@ def lobby(request: HttpRequest) -> HttpResponse:
             return redirect(table.get_absolute_url())
     context = {"form": form, **_lobby_tables(request)}
     return render(request, "tables/lobby.html", context, status=400 if form.errors else 200)
+
+
+def _watchers(tables: list[Table]) -> dict[int, int]:
+    """Watchers per table in one query: fresh sockets of people without a seat there."""
+    seated = {(t.pk, s.user_id) for t in tables for s in t.seats.all() if s.user_id}
+    fresh = timezone.now() - timedelta(seconds=PRESENCE_STALE_SECONDS)
+    pairs = set(
+        Presence.objects.filter(table__in=tables, seen_at__gte=fresh).values_list(
+            "table_id", "user_id"
+        )
+    )
+    counts: dict[int, int] = {}
+    for table_id, _user in pairs - seated:
+        counts[table_id] = counts.get(table_id, 0) + 1
+    return counts
 
 
 @login_required

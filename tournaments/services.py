@@ -451,7 +451,7 @@ def _cancel_work(tournament: Tournament, by: Any | None) -> None:
     live = tournament.matches.filter(status__in=[MS.WAITING, MS.PLAYING])
     for match in live:
         if match.table_id:
-            tables.game_abort(table_id=match.table_id, reason="tournament_cancelled")
+            tables.game_call_off(table_id=match.table_id, reason="tournament_cancelled")
     live.update(status=MS.EMPTY, noshow_deadline=None)
     tournament.matches.filter(status__in=[MS.PENDING, MS.READY]).update(status=MS.EMPTY)
 
@@ -788,7 +788,7 @@ def match_settle(
                 field="winner",
             )
         if match.table_id and match.status in (MS.WAITING, MS.PLAYING):
-            tables.game_abort(table_id=match.table_id, reason="settled_by_organizer")
+            tables.game_call_off(table_id=match.table_id, reason="settled_by_organizer")
         claimed = Match.objects.filter(pk=match.pk, status=match.status).update(
             status=MS.DONE,
             winner_id=winner_entry_id,
@@ -1118,21 +1118,7 @@ def _decide_out(tournament: Tournament, match: Match, now: dt.datetime) -> bool:
     """An entrant who withdrew or was disqualified loses; both out: nobody goes on."""
     a_out, b_out = _out(match.entry_a), _out(match.entry_b)
     winner = None if a_out and b_out else (match.entry_b_id if a_out else match.entry_a_id)
-    outcome = Match.Outcome.BOTH_ABSENT if winner is None else Match.Outcome.OUT
-    with transaction.atomic():
-        if match.table_id and match.status in (MS.WAITING, MS.PLAYING):
-            tables.game_abort(table_id=match.table_id, reason="forfeit")
-        claimed = Match.objects.filter(pk=match.pk, status=match.status).update(
-            status=MS.DONE,
-            winner_id=winner,
-            outcome=outcome,
-            finished_at=now,
-            noshow_deadline=None,
-        )
-        if claimed:
-            _after_result(tournament)
-            tournament_changed(tournament.pk)
-    return bool(claimed)
+    return _decide(tournament, match, winner, Match.Outcome.OUT, now)
 
 
 def _forfeit_live_matches(tournament: Tournament, entry: Entry, now: dt.datetime) -> None:
@@ -1154,20 +1140,28 @@ def _open_table(
     tournament: Tournament, match: Match, now: dt.datetime, *, from_status: str
 ) -> bool:
     """Open the table for the match's next game with every player seated, and start the no-show
-    clock. Claimed by moving the match to WAITING (compare-and-set on its status and table)."""
+    clock. Claimed by moving the match to WAITING (compare-and-set on its status and table).
+
+    A player the tables will not seat (their account may not play, or they are made to wait for
+    leaving other games unfinished) cannot come: their side forfeits the match at once."""
     seats = _seating(match)
+    users = {u.pk: u for u in _users(seats.values())}
+    barred = {uid for uid, user in users.items() if _seat_refusal(user) is not None}
+    if barred:
+        sides = [any(seats[n] in barred for n in seats if n % 2 == side) for side in (0, 1)]
+        winner = None if all(sides) else (match.entry_b_id if sides[0] else match.entry_a_id)
+        return _decide(tournament, match, winner, Match.Outcome.FORFEIT, now)
     options = {k: v for k, v in tournament.table_settings.items() if k != "mode"}
     deadline = now + dt.timedelta(minutes=tournament.noshow_minutes)
-    host_id = seats[0]
     with transaction.atomic():
         claimed = Match.objects.filter(
             pk=match.pk, status=from_status, table_id=match.table_id
         ).update(status=MS.WAITING, noshow_deadline=deadline, started_at=match.started_at or now)
         if not claimed:
             return False
-        users = {u.pk: u for u in _users(seats.values())}
+        # Off the lobby (private), and a player whose grace runs out forfeits (Partners too).
         table = tables.table_create(
-            host=users[host_id], mode=tournament.mode, private=True, **options
+            host=users[seats[0]], mode=tournament.mode, private=True, on_leave="forfeit", **options
         )
         for number, user_id in sorted(seats.items()):
             if number:
@@ -1177,6 +1171,36 @@ def _open_table(
     return True
 
 
+def _seat_refusal(user: Any) -> str | None:
+    """Why the tables would not seat this player now (the tables' own rules), or None."""
+    from tables.presence import sit_again_at
+
+    reason = refusal_reason(user)
+    if reason is not None:
+        return reason
+    return "must_wait" if sit_again_at(user) is not None else None
+
+
+def _decide(
+    tournament: Tournament, match: Match, winner: int | None, outcome: str, now: dt.datetime
+) -> bool:
+    """Record a match decided without (more) play; any game at its table is called off."""
+    with transaction.atomic():
+        if match.table_id and match.status in (MS.WAITING, MS.PLAYING):
+            tables.game_call_off(table_id=match.table_id, reason=str(outcome))
+        claimed = Match.objects.filter(pk=match.pk, status=match.status).update(
+            status=MS.DONE,
+            winner_id=winner,
+            outcome=Match.Outcome.BOTH_ABSENT if winner is None else outcome,
+            finished_at=now,
+            noshow_deadline=None,
+        )
+        if claimed:
+            _after_result(tournament)
+            tournament_changed(tournament.pk)
+    return bool(claimed)
+
+
 def _users(ids: Iterable[int]) -> list[Any]:
     from accounts.models import User
 
@@ -1184,7 +1208,9 @@ def _users(ids: Iterable[int]) -> list[Any]:
 
 
 def _live_game(table_id: int) -> Game | None:
-    return Game.objects.filter(table_id=table_id).order_by("-number").first()
+    """The match's game at its table: the table's first (a rematch there is refused, and would
+    not count)."""
+    return Game.objects.filter(table_id=table_id, number=1).first()
 
 
 def _match_waiting(tournament: Tournament, match: Match, now: dt.datetime) -> bool:
@@ -1214,7 +1240,7 @@ def _no_show(tournament: Tournament, match: Match, now: dt.datetime) -> bool:
         ).update(noshow_deadline=None)
         if not claimed:
             return False
-        aborted = tables.game_abort(table_id=match.table_id, reason="no_show", waiting_only=True)
+        aborted = tables.game_call_off(table_id=match.table_id, reason="no_show", waiting_only=True)
         if aborted is None:
             # The last player pressed Ready in time: the game is on.
             Match.objects.filter(pk=match.pk).update(status=MS.PLAYING)

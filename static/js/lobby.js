@@ -28,7 +28,7 @@ function connect(delay = 1000) {
   });
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
-    if (message.type === "table") schedule();
+    if (message.type === "table" || message.type === "watchers") schedule();
   });
   socket.addEventListener("close", () => {
     window.lobbyReady = false;
@@ -53,6 +53,8 @@ function showFields() {
     const shown = modes === "house" ? !HEAD_TO_HEAD.includes(m) : modes.includes(m);
     wrap.hidden = !shown;
   }
+  const leave = form.querySelector('[data-field="on_leave"]');
+  if (leave && form.elements.shape) leave.hidden = form.elements.shape.value === "one_on_one";
   const stake = GYM.includes(m) ? "workout" : m.startsWith("inmate") ? "canteen" : "dollars";
   for (const note of form.querySelectorAll("[data-stake-for]")) {
     note.hidden = note.dataset.stakeFor !== stake;
@@ -60,6 +62,7 @@ function showFields() {
 }
 if (form) {
   form.elements.mode.addEventListener("change", showFields);
+  form.elements.shape?.addEventListener("change", showFields);
   showFields();
 }
 connect();

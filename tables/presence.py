@@ -1,0 +1,334 @@
+"""Who is at a table, and what happens when a player leaves a game in progress.
+
+Each open table socket is a `Presence` row (refreshed by the page's pings; a row not seen for
+`PRESENCE_STALE_SECONDS` counts as gone, so a crashed server's sockets do not keep seats alive).
+When a seated player's last socket closes during a game, the seat is held for a grace period
+(`LEAVE_GRACE_SECONDS`, shorter when the page was closed on purpose) and everyone sees a
+countdown. When it runs out (a Celery timer, and a beat sweep behind it): one on one, the other
+player may claim the game; Cut Throat and Partners, the table's `on_leave` setting decides: wait,
+or the leaver's side forfeits. Each game lost that way is an `Abandonment`; repeated ones make the
+player wait before sitting again.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from dominoes_site.layer import group_send_many
+from engine import ActionError, GameState
+from tables import broadcast
+from tables.models import Abandonment, Game, Presence, Seat, Table
+
+log = logging.getLogger(__name__)
+
+#: A page pings every 20 s; a socket unseen for this long is gone.
+PRESENCE_STALE_SECONDS = 90
+#: Abandonments counted for the waiting time, and how it grows.
+ABANDON_WINDOW = timedelta(days=7)
+ABANDON_FIRST_WAIT = timedelta(minutes=5)
+
+
+def grace_for(*, on_purpose: bool) -> timedelta:
+    seconds = (
+        django_settings.LEAVE_GRACE_CLOSED_SECONDS
+        if on_purpose
+        else django_settings.LEAVE_GRACE_SECONDS
+    )
+    return timedelta(seconds=seconds)
+
+
+def _fresh(now: datetime | None = None) -> datetime:
+    return (now or timezone.now()) - timedelta(seconds=PRESENCE_STALE_SECONDS)
+
+
+def _playing_game(table_id: int) -> Game | None:
+    return (
+        Game.objects.select_related("table")
+        .filter(table_id=table_id, status=Game.Status.PLAYING)
+        .first()
+    )
+
+
+def _seat_in(game: Game | None, user_id: int) -> int | None:
+    if game is None or user_id not in game.players:
+        return None
+    return list(game.players).index(user_id)
+
+
+# --- sockets coming and going -----------------------------------------------------------------
+
+
+def presence_join(*, table_id: int, user: Any, channel_name: str) -> None:
+    """A socket opened at the table. A player who was away is back: their seat is theirs."""
+    from tables.services import _record
+
+    now = timezone.now()
+    with transaction.atomic():
+        Presence.objects.update_or_create(
+            channel_name=channel_name,
+            defaults={"table_id": table_id, "user": user, "seen_at": now},
+        )
+        game = _playing_game(table_id)
+        seat = _seat_in(game, user.pk)
+        if seat is None:
+            transaction.on_commit(lambda: watchers_changed(table_id))
+            return
+        back = Seat.objects.filter(table_id=table_id, number=seat, away_since__isnull=False).update(
+            away_since=None, grace_until=None, left_on_purpose=False
+        )
+        if back:
+            table = Table.objects.select_for_update().get(pk=table_id)
+            _record(table, public=[{"type": "back", "seat": seat}], lobby=False)
+
+
+def presence_seen(*, channel_name: str) -> None:
+    """The page's ping: this socket is alive (refreshed at most every 15 s)."""
+    now = timezone.now()
+    Presence.objects.filter(
+        channel_name=channel_name, seen_at__lt=now - timedelta(seconds=15)
+    ).update(seen_at=now)
+
+
+def presence_leave(*, channel_name: str, on_purpose: bool) -> None:
+    """A socket closed. If it was a seated player's last one during a game, hold the seat."""
+    with transaction.atomic():
+        row = Presence.objects.filter(channel_name=channel_name).first()
+        if row is None:
+            return
+        row.delete()
+        _maybe_away(row.table_id, row.user_id, on_purpose=on_purpose)
+
+
+def _maybe_away(table_id: int, user_id: int, *, on_purpose: bool) -> None:
+    from tables.services import _record
+
+    game = _playing_game(table_id)
+    seat = _seat_in(game, user_id)
+    if seat is None:
+        transaction.on_commit(lambda: watchers_changed(table_id))
+        return
+    if Presence.objects.filter(table_id=table_id, user_id=user_id, seen_at__gte=_fresh()).exists():
+        return  # another tab is still open
+    now = timezone.now()
+    until = now + grace_for(on_purpose=on_purpose)
+    held = Seat.objects.filter(table_id=table_id, number=seat, away_since__isnull=True).update(
+        away_since=now, grace_until=until, left_on_purpose=on_purpose
+    )
+    if not held:
+        return
+    table = Table.objects.select_for_update().get(pk=table_id)
+    _record(
+        table,
+        public=[
+            {
+                "type": "away",
+                "seat": seat,
+                "on_purpose": on_purpose,
+                "grace_until": int(until.timestamp() * 1000),
+            }
+        ],
+        lobby=False,
+    )
+    if table.players == 2 or table.on_leave != Table.OnLeave.FORFEIT or game is None:
+        return  # nothing happens by itself when the grace ends: no timer needed
+    game_id = game.pk
+
+    def queue() -> None:
+        from tables.tasks import grace_expire
+
+        try:
+            grace_expire.apply_async((table_id, seat, game_id), eta=until)
+        except Exception:  # the sweep catches up
+            log.exception("table %s: could not queue the grace timer", table_id)
+
+    transaction.on_commit(queue)
+
+
+def presence_sweep(*, now: datetime | None = None) -> int:
+    """Sockets not seen for a while are gone (a server that died keeps no seat): returns how
+    many rows were dropped."""
+    stale = list(
+        Presence.objects.filter(seen_at__lt=_fresh(now)).values_list("channel_name", flat=True)
+    )
+    for channel_name in stale:
+        presence_leave(channel_name=channel_name, on_purpose=False)
+    return len(stale)
+
+
+def watchers(table_id: int) -> int:
+    """People watching: fresh sockets of users who do not play this table's live game."""
+    game = Game.objects.filter(
+        table_id=table_id, status__in=[Game.Status.WAITING, Game.Status.PLAYING]
+    ).first()
+    players = {p for p in (game.players if game else []) if p is not None}
+    players |= set(
+        Seat.objects.filter(table_id=table_id, user__isnull=False).values_list("user_id", flat=True)
+    )
+    return (
+        Presence.objects.filter(table_id=table_id, seen_at__gte=_fresh())
+        .exclude(user_id__in=players)
+        .values("user_id")
+        .distinct()
+        .count()
+    )
+
+
+def online_users(table_id: int) -> set[int]:
+    return set(
+        Presence.objects.filter(table_id=table_id, seen_at__gte=_fresh()).values_list(
+            "user_id", flat=True
+        )
+    )
+
+
+def watchers_changed(table_id: int) -> None:
+    """Tell the table and the lobby how many are watching (not an event: nothing to replay)."""
+    n = watchers(table_id)
+    table = Table.objects.filter(pk=table_id).values("private", "status").first()
+    if table is None:
+        return
+    outgoing: list[tuple[str, dict[str, Any]]] = [
+        (group, {"type": "table.watchers", "watchers": n})
+        for group in broadcast.all_groups(table_id, Table.objects.get(pk=table_id).players)
+    ]
+    if not table["private"]:
+        outgoing.append(
+            (broadcast.LOBBY_GROUP, {"type": "lobby.watchers", "table": table_id, "watchers": n})
+        )
+    group_send_many(outgoing)
+
+
+# --- when the grace runs out ------------------------------------------------------------------
+
+
+def grace_expire(
+    *, table_id: int, seat: int, game_id: int | None, now: datetime | None = None
+) -> str:
+    """The grace of `seat` ran out (if it is still away): one on one the other player may now
+    claim the game; otherwise the table's rule: wait, or the leaver forfeits. Idempotent: the
+    game ends once (a compare-and-set on its version), and a player who came back is not due."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = Table.objects.select_for_update().filter(pk=table_id).first()
+        game = _playing_game(table_id)
+        if table is None or game is None or (game_id is not None and game.pk != game_id):
+            return "gone"
+        held = Seat.objects.filter(
+            table_id=table_id, number=seat, away_since__isnull=False, grace_until__lte=now
+        ).first()
+        if held is None:
+            return "not_due"
+        if table.players == 2:
+            # Clients see the countdown end and offer the claim; game_claim checks it.
+            return "claimable"
+        if table.on_leave == Table.OnLeave.FORFEIT:
+            _abandon(game, seat)
+            return "forfeited"
+        return "waiting"
+
+
+def grace_sweep(*, now: datetime | None = None) -> int:
+    """The beat job: stale sockets dropped, and every seat whose grace ran out dealt with (for a
+    timer that was lost)."""
+    now = now or timezone.now()
+    presence_sweep(now=now)
+    due = Seat.objects.filter(
+        away_since__isnull=False,
+        grace_until__lte=now,
+        table__on_leave=Table.OnLeave.FORFEIT,
+        table__status=Table.Status.PLAYING,
+    ).values_list("table_id", "number")
+    return sum(
+        grace_expire(table_id=t, seat=n, game_id=None, now=now) == "forfeited" for t, n in due
+    )
+
+
+def game_claim(*, table_id: int, user: Any) -> None:
+    """One on one: the other player's grace ran out and they are still away; the game is yours."""
+    from tables.services import TableError
+
+    with transaction.atomic():
+        game = (
+            Game.objects.select_for_update()
+            .select_related("table")
+            .filter(table_id=table_id, status=Game.Status.PLAYING)
+            .first()
+        )
+        if game is None:
+            raise TableError("no_game", _("There is no game in progress at this table."))
+        mine = _seat_in(game, user.pk)
+        if mine is None:
+            raise TableError("not_seated", _("Only the players at this table can do that."))
+        if game.table.players != 2:
+            raise TableError(
+                "not_claimable", _("Only a one-on-one game can be claimed; this table decides.")
+            )
+        other = 1 - mine
+        held = Seat.objects.filter(
+            table_id=table_id,
+            number=other,
+            away_since__isnull=False,
+            grace_until__lte=timezone.now(),
+        ).exists()
+        if not held:
+            raise TableError(
+                "not_claimable", _("Your opponent's seat is still held for them: wait a little.")
+            )
+        _abandon(game, other)
+
+
+def _abandon(game: Game, seat: int) -> None:
+    """End the game: `seat` left it. Inside the caller's transaction."""
+    from tables.services import _commit_action
+
+    state = GameState.from_json(game.state)
+    try:
+        events = state.abandon(seat)
+    except ActionError:
+        log.exception("game %s: could not end it for seat %s leaving", game.pk, seat)
+        return
+    _commit_action(
+        game, state, seat, "abandon", {"type": "abandon", "seat": seat}, events, by_player=False
+    )
+    Abandonment.objects.get_or_create(user_id=game.players[seat], game=game)
+    Seat.objects.filter(table_id=game.table_id).update(
+        away_since=None, grace_until=None, left_on_purpose=False
+    )
+
+
+# --- waiting after repeated abandonments --------------------------------------------------------
+
+
+def sit_again_at(user: Any, now: datetime | None = None) -> tuple[datetime, int] | None:
+    """When a player who abandoned games lately may sit again, and how many they left: the
+    first costs nothing, then 5 minutes, doubling with each one (counted over 7 days)."""
+    now = now or timezone.now()
+    recent = list(
+        Abandonment.objects.filter(user=user, created_at__gte=now - ABANDON_WINDOW).values_list(
+            "created_at", flat=True
+        )
+    )
+    if len(recent) < 2:
+        return None
+    wait = ABANDON_FIRST_WAIT * 2 ** (len(recent) - 2)
+    until = max(recent) + wait
+    return (until, len(recent)) if until > now else None
+
+
+def waiting_message(until: datetime, count: int, now: datetime | None = None) -> str:
+    minutes = max(1, round(((until - (now or timezone.now())).total_seconds()) / 60))
+    return ngettext(
+        "You left %(count)d games unfinished in the last 7 days: you can sit again in %(minutes)d "
+        "minute.",
+        "You left %(count)d games unfinished in the last 7 days: you can sit again in %(minutes)d "
+        "minutes.",
+        minutes,
+    ) % {"count": count, "minutes": minutes}
