@@ -32,7 +32,7 @@ def quick_user(name: str) -> Any:
 @pytest.fixture
 def organizer(db: None) -> Any:
     user = quick_user("Olga")
-    user.groups.add(Group.objects.get(name=ORGANIZERS_GROUP))
+    user.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
     return user
 
 
