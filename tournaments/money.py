@@ -4,9 +4,9 @@ Every movement is one ledger posting with an idempotency key, so a retried sweep
 request pays at most once:
 
 - `tournament:<t>:entry:<e>:fee:<user>`: one player's entry fee, from their account into the
-  house's tournament pot (reason `hold`);
-- `tournament:<t>:entry:<e>:refund:<user>`: that fee back, exactly (reason `refund`);
-- `tournament:<t>:prizes`: the whole pool from the pot to the prize winners (reason `settle`).
+  house's tournament pot (reason `entry_fee`);
+- `tournament:<t>:entry:<e>:refund:<user>`: that fee back, exactly (reason `fee_refund`);
+- `tournament:<t>:prizes`: the whole pool from the pot to the prize winners (reason `prizes`).
 
 An entry fee is Dominologist Dollars (Citizen, Fives, Threes events) or, for Inmate events, a
 canteen entry: a bundle of Commissary goods. Partners each pay the fee. The prize pool is every
@@ -14,8 +14,11 @@ fee held and not refunded, paid out in full.
 
 What this needs of the ledger (issue 7, being built in parallel): `ledger.services.posting_make`,
 `Line`, `player_account`, `system_account`, `InsufficientFunds`, `LedgerError`, `good_unit`,
-`unit_key`, `amounts_text`, `DOLLARS`, and a pot for tournaments: an account kind
-`ledger.models.Kind.TOURNAMENT` that the `hold`, `refund` and `settle` postings may touch. Until
+`unit_key`, `amounts_text`, `DOLLARS` (all there today), and, not there yet, the tournament's
+side of it: an account kind `ledger.models.Kind.TOURNAMENT` (the house's tournament pot, one per
+unit, never below zero), three reasons `Reason.ENTRY_FEE`, `Reason.FEE_REFUND` and
+`Reason.PRIZES` whose postings may touch that pot (`SYSTEM_ACCOUNTS_FOR`) and which the
+posting's reference constraint accepts (their reference is the tournament, in `detail`). Until
 the ledger has all of it, `unavailable()` says what is missing, events with an entry fee cannot
 be created or entered, and free events run as usual.
 """
@@ -50,6 +53,10 @@ _NEEDED = (
 )
 
 
+#: The ledger's reasons for a tournament's postings.
+REASONS = ("ENTRY_FEE", "FEE_REFUND", "PRIZES")
+
+
 class MoneyError(Exception):
     """A refused movement (not enough to pay the fee, say): words for the player."""
 
@@ -80,9 +87,10 @@ def unavailable() -> str | None:
     if not hasattr(models.Kind, "TOURNAMENT"):
         return "the ledger has no tournament pot (ledger.models.Kind.TOURNAMENT)"
     allowed = getattr(services, "SYSTEM_ACCOUNTS_FOR", {})
-    for reason in ("HOLD", "REFUND", "SETTLE"):
-        kinds = allowed.get(getattr(models.Reason, reason, None), ())
-        if models.Kind.TOURNAMENT not in kinds:
+    for reason in REASONS:
+        if not hasattr(models.Reason, reason):
+            return f"the ledger has no {reason.lower()} postings (ledger.models.Reason.{reason})"
+        if models.Kind.TOURNAMENT not in allowed.get(getattr(models.Reason, reason), ()):
             return f"the ledger does not let a {reason.lower()} posting touch the tournament pot"
     return None
 
@@ -186,7 +194,7 @@ def fee_hold(*, tournament: Any, entry: Any, user: Any) -> bool:
     try:
         services.posting_make(
             key=fee_key(tournament.pk, entry.pk, user.pk),
-            reason=models.Reason.HOLD,
+            reason=models.Reason.ENTRY_FEE,
             lines=lines,
             user=user,
             created_by=user,
@@ -225,7 +233,7 @@ def fee_refund(*, tournament: Any, entry: Any, user: Any, by: Any = None) -> boo
         ]
         services.posting_make(
             key=refund_key(tournament.pk, entry.pk, user.pk),
-            reason=models.Reason.REFUND,
+            reason=models.Reason.FEE_REFUND,
             lines=lines,
             user=user,
             created_by=by,
@@ -299,7 +307,7 @@ def prizes_pay(*, tournament: Any, shares: dict[int, dict[Unit, int]]) -> bool:
                 )
     services.posting_make(
         key=prizes_key(tournament.pk),
-        reason=models.Reason.SETTLE,
+        reason=models.Reason.PRIZES,
         lines=lines,
         parties=sorted(shares),
         detail={

@@ -19,6 +19,16 @@ from tournaments.models import ORGANIZERS_GROUP, Match, Tournament
 NAMES = ["Ana", "Ben", "Cruz", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kai", "Lu"]
 
 
+@pytest.fixture(autouse=True)
+def _english() -> Any:
+    """Services speak the language of the thread: a page test in Spanish must not leak into the
+    next test."""
+    from django.utils import translation
+
+    with translation.override("en"):
+        yield
+
+
 def quick_user(name: str) -> Any:
     """A player without a usable password (hashing one takes a while, and these log in by
     force_login)."""
