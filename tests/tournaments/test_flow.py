@@ -254,3 +254,27 @@ def test_time_between_rounds_is_kept(organizer: Any, players: list[Any]) -> None
     tournament.refresh_from_db()
     assert tournament.current_round == 2
     assert tournament.matches.get(key="W2-1").status == Match.Status.WAITING
+
+
+def test_swiss_ends_early_when_no_round_can_be_paired(
+    organizer: Any, players: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tournaments import brackets
+
+    rng = random.Random(6)
+    tournament = make_event(organizer, format="swiss", swiss_rounds=3, round_minutes=5)
+    register_and_check_in(tournament, players[:4])
+    tournament = start(tournament)
+    play_round(tournament, rng, tournament.starts_at)  # round 1 is paired and played
+    tournament.refresh_from_db()
+    assert tournament.current_round == 1 and tournament.next_round_at is not None
+
+    def no_pairing(*args: Any, **kwargs: Any) -> Any:
+        raise brackets.SwissError("no pairing without a rematch")
+
+    monkeypatch.setattr(brackets, "swiss_pair", no_pairing)
+    services.tournament_sweep(now=tournament.starts_at + dt.timedelta(minutes=5))
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+    assert tournament.rounds_total == 1 and "without a rematch" in tournament.end_note
+    assert len(tournament.placings) == 4
