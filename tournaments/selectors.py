@@ -7,7 +7,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -132,7 +132,10 @@ class EntryRow:
 def entrant_rows(tournament: Tournament, user: Any = None) -> list[EntryRow]:
     rows = []
     for entry in tournament.entries.select_related("player", "partner").order_by(
-        "withdrawn_at", "seed", "registered_at", "pk"
+        F("withdrawn_at").asc(nulls_first=True),
+        F("seed").asc(nulls_last=True),
+        "registered_at",
+        "pk",
     ):
         if entry.withdrawn_at is not None:
             state = str(entry.get_withdrawal_display())
@@ -174,7 +177,7 @@ def viewer_state(
     entry = (
         tournament.entries.filter(Q(player=user) | Q(partner=user))
         .select_related("player", "partner")
-        .order_by("withdrawn_at", "-registered_at")
+        .order_by(F("withdrawn_at").asc(nulls_first=True), "-registered_at")
         .first()
     )
     active = entry is not None and entry.active
