@@ -58,6 +58,7 @@ from bench.ws_load import (
     _connect,
     code_revision,
     latency_summary,
+    players_with_sessions,
 )
 
 TARGETS = {"tables": 50, "p50_ms": 100.0, "p99_ms": 300.0}
@@ -76,41 +77,17 @@ def log(message: str) -> None:
 
 def setup_role(spec_path: str, out_path: str) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dominoes_site.settings")
-    import datetime as dt
-    from importlib import import_module
 
     import django
 
     django.setup()
     from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.auth.hashers import make_password
 
-    from accounts.models import User
     from tables import services
 
     spec = json.loads(Path(spec_path).read_text())
     pairs, rounds, clock = spec["tables"], spec["rounds"], spec["clock"]
-    store_class = import_module(settings.SESSION_ENGINE).SessionStore
-    password = make_password(None)
-    User.objects.bulk_create(
-        User(
-            email=f"gym{i}@bench.invalid",
-            display_name=f"Gym {i}",
-            date_of_birth=dt.date(1990, 1, 1),
-            password=password,
-        )
-        for i in range(2 * pairs)
-    )
-    users = list(User.objects.filter(email__endswith="@bench.invalid").order_by("pk"))
-    sessions = []
-    for user in users:
-        store = store_class()
-        store[SESSION_KEY] = str(user.pk)
-        store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
-        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        store.create()
-        sessions.append(store.session_key)
+    users, sessions = players_with_sessions("Gym", 2 * pairs)
     groups = []
     for p in range(pairs):
         host, guest = users[2 * p], users[2 * p + 1]

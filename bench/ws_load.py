@@ -383,37 +383,31 @@ class Stack:
 # --- setup: players, sessions, started games (runs as its own Django process) ------------------
 
 
-def setup_role(spec_path: str, out_path: str) -> None:
-    sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dominoes_site.settings")
+def players_with_sessions(name: str, count: int) -> tuple[list[Any], list[str]]:
+    """`count` adult players named "<name> <i>" and a logged-in Django session for each (inside
+    a set-up Django process)."""
     import datetime as dt
     from importlib import import_module
 
-    import django
-
-    django.setup()
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.auth.hashers import make_password
 
     from accounts.models import User
-    from tables import services
-    from tables.models import Game
 
-    spec = json.loads(Path(spec_path).read_text())
-    groups, games, partners = spec["groups"], spec["games"], spec["partners"]
     store_class = import_module(settings.SESSION_ENGINE).SessionStore
     password = make_password(None)  # unusable: these players only ever log in by session
+    domain = f"{name.lower()}.bench.invalid"
     User.objects.bulk_create(
         User(
-            email=f"bench{i}@bench.invalid",
-            display_name=f"Bench {i}",
+            email=f"{i}@{domain}",
+            display_name=f"{name} {i}",
             date_of_birth=dt.date(1990, 1, 1),
             password=password,
         )
-        for i in range(4 * groups)
+        for i in range(count)
     )
-    users = list(User.objects.filter(email__endswith="@bench.invalid").order_by("pk"))
+    users = list(User.objects.filter(email__endswith=f"@{domain}").order_by("pk"))
     sessions = []
     for user in users:
         store = store_class()
@@ -422,6 +416,24 @@ def setup_role(spec_path: str, out_path: str) -> None:
         store[HASH_SESSION_KEY] = user.get_session_auth_hash()
         store.create()
         sessions.append(store.session_key)
+    return users, sessions
+
+
+def setup_role(spec_path: str, out_path: str) -> None:
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dominoes_site.settings")
+
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    from tables import services
+    from tables.models import Game
+
+    spec = json.loads(Path(spec_path).read_text())
+    groups, games, partners = spec["groups"], spec["games"], spec["partners"]
+    users, sessions = players_with_sessions("Bench", 4 * groups)
     out: dict[str, Any] = {"cookie": settings.SESSION_COOKIE_NAME, "groups": []}
     started = time.monotonic()
     for g in range(groups):

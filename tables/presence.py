@@ -253,17 +253,10 @@ def grace_sweep(*, now: datetime | None = None) -> int:
 
 def game_claim(*, table_id: int, user: Any) -> None:
     """One on one: the other player's grace ran out and they are still away; the game is yours."""
-    from tables.services import TableError
+    from tables.services import TableError, playing_game_locked
 
     with transaction.atomic():
-        game = (
-            Game.objects.select_for_update()
-            .select_related("table")
-            .filter(table_id=table_id, status=Game.Status.PLAYING)
-            .first()
-        )
-        if game is None:
-            raise TableError("no_game", _("There is no game in progress at this table."))
+        game = playing_game_locked(table_id)
         mine = _seat_in(game, user.pk)
         if mine is None:
             raise TableError("not_seated", _("Only the players at this table can do that."))

@@ -472,6 +472,19 @@ def _seat_of(game: Game, user: Any) -> int | None:
         return None
 
 
+def playing_game_locked(table_id: int) -> Game:
+    """The table's game in progress, its row locked for this transaction (with its table)."""
+    game = (
+        Game.objects.select_for_update()
+        .select_related("table")
+        .filter(table_id=table_id, status=Game.Status.PLAYING)
+        .first()
+    )
+    if game is None:
+        raise TableError("no_game", _("There is no game in progress at this table."))
+    return game
+
+
 def game_act(*, table_id: int, user: Any, version: object, action: object) -> ActResult:
     """Apply one player's action against the game version they saw. All or nothing.
 
@@ -484,14 +497,7 @@ def game_act(*, table_id: int, user: Any, version: object, action: object) -> Ac
     if not isinstance(action, dict):
         raise TableError("bad_field", _("The move must be an object."), field="action")
     with transaction.atomic():
-        game = (
-            Game.objects.select_for_update()
-            .select_related("table")
-            .filter(table_id=table_id, status=Game.Status.PLAYING)
-            .first()
-        )
-        if game is None:
-            raise TableError("no_game", _("There is no game in progress at this table."))
+        game = playing_game_locked(table_id)
         seat = _seat_of(game, user)
         if seat is None:
             raise TableError("not_seated", _("Only the players at this table can move."))

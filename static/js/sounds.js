@@ -92,6 +92,7 @@ export function createSounds() {
     },
     error: (ac) => tone(ac, { freq: 180, dur: 0.16, gain: 0.08, type: "square", slide: -60 }),
     pass: (ac) => tone(ac, { freq: 440, dur: 0.1, gain: 0.05, slide: -120 }),
+    chat: (ac) => tone(ac, { freq: 988, dur: 0.06, gain: 0.04, type: "sine" }),
   };
 
   return {

@@ -107,6 +107,8 @@ export function startTable(app) {
     passingUntil: 0,
     clockOffset: 0, // server time minus this browser's time, in ms
     clockWarned: null,
+    chat: [], // the messages shown, oldest first
+    muted: new Set(JSON.parse(storage.get("localStorage", "dominologist:muted") || "[]")),
   };
   window.wsReady = false;
 
@@ -157,6 +159,13 @@ export function startTable(app) {
     announcer: $("#announcer", app),
     doublesDialog: $("#doubles-dialog", app),
     gameOverDialog: $("#game-over-dialog", app),
+    controls: $("#table-controls", app),
+    chatLog: $("#chat-log", app),
+    chatForm: $("#chat-form", app),
+    chatInput: $("#chat-input", app),
+    chatQuick: $("#chat-quick", app),
+    chatNote: $("#chat-note", app),
+    reportDialog: $("#report-dialog", app),
   };
   if (reducedMotion()) document.documentElement.classList.add("reduced-motion");
 
@@ -372,15 +381,22 @@ export function startTable(app) {
   function tickClock() {
     clearInterval(clockTicker);
     clockTicker = 0;
-    if (clockLeft() === null) return;
+    if (clockLeft() === null && !document.querySelector("[data-grace]")) return;
     clockTicker = setInterval(() => {
       const left = clockLeft();
       const bars = document.querySelectorAll("[data-clock]");
-      if (left === null || !bars.length) {
+      const graces = document.querySelectorAll("[data-grace]");
+      for (const tag of graces) {
+        const wasOver = tag.dataset.over === "1";
+        paintGrace(tag);
+        if (!wasOver && tag.dataset.over === "1") renderControls();
+      }
+      if ((left === null || !bars.length) && !graces.length) {
         clearInterval(clockTicker);
         clockTicker = 0;
         return;
       }
+      if (left === null) return;
       for (const bar of bars) paintClock(bar, left);
       const me = mySeat();
       const warnAt = Math.min(3000, Number(state.game.clock.seconds) * 500);
@@ -394,18 +410,158 @@ export function startTable(app) {
   }
 
   function popDumbbell(seat) {
-    if (!ui.felt) return;
-    const target = ui.felt.querySelector(`.seat[data-seat="${seat}"]`);
+    const target = floatOnSeat(seat, t("dumbbell_pop"), "dumbbell-pop");
     if (!target) return;
-    const fr = ui.felt.getBoundingClientRect();
-    const r = target.getBoundingClientRect();
-    const node = el("div", { class: "float-score dumbbell-pop", "aria-hidden": "true" }, t("dumbbell_pop"));
-    node.style.left = `${r.left - fr.left + r.width / 2}px`;
-    node.style.top = `${r.top - fr.top + r.height / 2}px`;
-    ui.felt.append(node);
     target.classList.add("took-dumbbell");
     setTimeout(() => target.classList.remove("took-dumbbell"), 1200);
-    setTimeout(() => node.remove(), 1900);
+  }
+
+  // ======================================================================== leaving, rematch
+
+  function paintGrace(tag) {
+    const left = Number(tag.dataset.grace) - serverNow();
+    if (left > 0) {
+      tag.textContent = t("away_for", { n: Math.ceil(left / 1000) });
+      tag.dataset.over = "0";
+    } else {
+      const rule = seatCount() === 2 ? "away_claimable" : state.table?.on_leave === "forfeit" ? "away_forfeits" : "away_waiting";
+      tag.textContent = t(rule);
+      tag.dataset.over = "1";
+    }
+  }
+
+  function confirmThen(message, fn) {
+    return () => {
+      if (window.confirm(message)) fn();
+    };
+  }
+
+  function renderControls() {
+    const box = ui.controls;
+    if (!box) return;
+    const table = state.table;
+    const game = state.game;
+    const me = mySeat();
+    const items = [];
+    if (table && game && me !== null && game.phase !== "game_over" && table.status === "playing") {
+      if (game.deal <= 1 && !game.board?.lead) {
+        items.push(
+          el("button", { type: "button", class: "btn btn-small btn-quiet", "data-abort": "", text: t("abort"), title: t("abort_help"),
+            onclick: confirmThen(t("abort_confirm"), () => send({ type: "abort" })) }),
+        );
+      }
+      if (seatCount() === 2) {
+        const other = (table.seats || []).find((s) => s.number !== me);
+        if (other && other.grace_until && serverNow() >= other.grace_until) {
+          items.push(
+            el("p", { class: "help" }, t("claim_help", { name: other.player?.name || "" })),
+            el("button", { type: "button", class: "btn btn-small", "data-claim": "", text: t("claim"),
+              onclick: confirmThen(t("claim_confirm"), () => send({ type: "claim" })) }),
+          );
+        }
+      }
+    }
+    if (table && table.status === "finished" && me !== null) {
+      const seats = table.seats || [];
+      const mine = seats.find((s) => s.number === me);
+      const wanting = seats.filter((s) => s.rematch && s.number !== me).map((s) => s.player?.name).filter(Boolean);
+      if (wanting.length) items.push(el("p", { class: "help" }, t("rematch_wanted", { names: wanting.join(", ") })));
+      items.push(
+        el("button", {
+          type: "button",
+          class: `btn btn-small${mine?.rematch ? " btn-quiet" : ""}`,
+          "data-rematch": "",
+          "aria-pressed": mine?.rematch ? "true" : "false",
+          text: mine?.rematch ? t("rematch_take_back") : wanting.length ? t("rematch_accept") : t("rematch_offer"),
+          onclick: () => send({ type: "rematch", want: !mine?.rematch }),
+        }),
+      );
+    }
+    box.replaceChildren(...items);
+    box.hidden = items.length === 0;
+  }
+
+  // ======================================================================== chat
+
+  const QUICK = ["gg", "nice", "thanks", "luck", "oops", "wow", "sorry", "think"];
+  const EMOTES = ["👍", "👏", "😂", "😮", "😢", "🔥", "🎉", "🤝"];
+
+  function saveMuted() {
+    storage.set("localStorage", "dominologist:muted", JSON.stringify([...state.muted]));
+  }
+
+  function toggleMute(who) {
+    if (state.muted.has(who)) state.muted.delete(who);
+    else state.muted.add(who);
+    saveMuted();
+    renderChat();
+  }
+
+  function chatLine(m) {
+    const mine = m.user.id === userId;
+    const muted = state.muted.has(m.user.id);
+    const who = el("strong", { class: "chat-who" }, m.user.name);
+    const marks = [];
+    if (m.audience === "spectators") marks.push(el("span", { class: "chat-tag" }, t("chat_watching")));
+    const text = m.kind === "quick" ? t(`quick_${m.text}`) : m.text;
+    const body = muted ? el("span", { class: "chat-muted" }, t("chat_muted_line")) : el("span", { class: `chat-text${m.kind === "emote" ? " emote" : ""}` }, text);
+    const tools = [];
+    if (!mine) {
+      tools.push(
+        el("button", { type: "button", class: "chat-tool", "aria-pressed": muted ? "true" : "false", "aria-label": t(muted ? "unmute_name" : "mute_name", { name: m.user.name }), text: muted ? t("unmute") : t("mute"), onclick: () => toggleMute(m.user.id) }),
+        el("button", { type: "button", class: "chat-tool", "aria-label": t("report_name", { name: m.user.name }), text: t("report"), onclick: () => openReport(m.user) }),
+      );
+    }
+    return el("li", { class: `chat-line${mine ? " mine" : ""}`, "data-chat-id": String(m.id) }, who, ...marks, " ", body, tools.length ? el("span", { class: "chat-tools" }, ...tools) : null);
+  }
+
+  function renderChat() {
+    if (!ui.chatLog) return;
+    ui.chatLog.replaceChildren(...state.chat.map(chatLine));
+    ui.chatLog.scrollTop = ui.chatLog.scrollHeight;
+  }
+
+  function addChat(m) {
+    if (!m || state.chat.some((x) => x.id === m.id)) return;
+    state.chat.push(m);
+    if (state.chat.length > 100) state.chat.shift();
+    if (!ui.chatLog) return;
+    ui.chatLog.append(chatLine(m));
+    while (ui.chatLog.children.length > 100) ui.chatLog.firstElementChild.remove();
+    ui.chatLog.scrollTop = ui.chatLog.scrollHeight;
+    if (m.user.id !== userId && !state.muted.has(m.user.id)) sounds.play("chat");
+  }
+
+  function setupChat() {
+    if (ui.chatQuick) {
+      ui.chatQuick.replaceChildren(
+        ...QUICK.map((k) => el("button", { type: "button", class: "btn btn-small btn-quiet", text: t(`quick_${k}`), onclick: () => send({ type: "chat", quick: k }) })),
+        ...EMOTES.map((e) => el("button", { type: "button", class: "btn btn-small btn-quiet emote", "aria-label": t("send_emote", { emote: e }), text: e, onclick: () => send({ type: "chat", emote: e }) })),
+      );
+    }
+    ui.chatForm?.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const text = ui.chatInput.value.trim();
+      if (!text) return;
+      send({ type: "chat", text });
+      ui.chatInput.value = "";
+    });
+  }
+
+  function openReport(user) {
+    const d = ui.reportDialog;
+    if (!d) return;
+    d.querySelector("[data-report-name]").textContent = user.name;
+    const reason = d.querySelector("textarea");
+    reason.value = "";
+    d.querySelector("form").onsubmit = (ev) => {
+      ev.preventDefault();
+      if (ev.submitter?.value === "report") send({ type: "report", user: user.id, reason: reason.value.trim() || null });
+      d.close();
+    };
+    if (typeof d.showModal === "function") d.showModal();
+    else d.setAttribute("open", "");
+    reason.focus();
   }
 
   // ======================================================================== messages
@@ -419,6 +575,10 @@ export function startTable(app) {
         if (state.connSeq !== null && typeof msg.seq === "number" && msg.seq < state.connSeq) {
           markReady();
           return;
+        }
+        if (Array.isArray(msg.chat)) {
+          state.chat = msg.chat;
+          renderChat();
         }
         applyPicture(msg, msg.type === "resume" ? flattenEvents(msg.events, state.connSeq) : [], {
           full: true,
@@ -443,6 +603,17 @@ export function startTable(app) {
         onError(msg);
         break;
       case "pong":
+        break;
+      case "watchers":
+        if (state.table) state.table.watchers = msg.watchers;
+        renderHead();
+        break;
+      case "chat":
+        addChat(msg.message);
+        break;
+      case "reported":
+        addLog(t("report_sent"), "");
+        announce(t("report_sent"));
         break;
       case "suspended":
         fatal(msg.message || t("closed_not_allowed"));
@@ -805,6 +976,20 @@ export function startTable(app) {
         cls = "hand";
         showSummary(ev);
         break;
+      case "away":
+        text = t(ev.on_purpose ? "log_away_closed" : "log_away_lost", { name: name(ev.seat) });
+        break;
+      case "back":
+        text = t("log_back", { name: name(ev.seat) });
+        break;
+      case "rematch":
+        text = t(ev.want ? "log_rematch" : "log_rematch_off", { name: name(ev.seat) });
+        if (!replay && ev.want && ev.seat !== mySeat()) announce(text);
+        break;
+      case "game_aborted":
+        text = t("log_aborted", { name: name(ev.seat) });
+        cls = "hand";
+        break;
       case "game_over":
         text = t("log_game_over", { side: sideName(ev.winner) });
         cls = "hand";
@@ -848,18 +1033,23 @@ export function startTable(app) {
 
   /** "+15" (or "Domino! +20") floating up from the seat of the side that scored. */
   function floatNear(side, label, big) {
-    if (!ui.felt) return;
     const seats = seatsOf(side);
-    const seat = seats.includes(lastActor) ? lastActor : seats[0];
+    floatOnSeat(seats.includes(lastActor) ? lastActor : seats[0], label, big ? "big" : "");
+  }
+
+  /** A label that rises from a seat's panel (or the board) and fades: "+15", "+1 dumbbell". */
+  function floatOnSeat(seat, label, extraClass) {
+    if (!ui.felt) return null;
     const target = ui.felt.querySelector(`.seat[data-seat="${seat}"]`) || ui.boardWrap;
-    if (!target) return;
+    if (!target) return null;
     const fr = ui.felt.getBoundingClientRect();
     const r = target.getBoundingClientRect();
-    const node = el("div", { class: `float-score${big ? " big" : ""}`, "aria-hidden": "true" }, label);
+    const node = el("div", { class: `float-score${extraClass ? ` ${extraClass}` : ""}`, "aria-hidden": "true" }, label);
     node.style.left = `${r.left - fr.left + r.width / 2}px`;
     node.style.top = `${r.top - fr.top + r.height / 2}px`;
     ui.felt.append(node);
     setTimeout(() => node.remove(), 1900);
+    return target;
   }
 
   // ======================================================================== summaries
@@ -876,6 +1066,8 @@ export function startTable(app) {
         return t("summary_redeal");
       case "forfeit":
         return t("summary_forfeit");
+      case "abandoned":
+        return t("summary_abandoned");
       default:
         return t("summary_hand_over");
     }
@@ -969,6 +1161,9 @@ export function startTable(app) {
     if (ev.reason === "forfeit" && ev.forfeit !== null && ev.forfeit !== undefined) {
       body.push(el("p", {}, t("game_over_forfeit", { name: seatName(ev.forfeit) })));
     }
+    if (ev.reason === "abandoned" && ev.forfeit !== null && ev.forfeit !== undefined) {
+      body.push(el("p", {}, t("game_over_abandoned", { name: seatName(ev.forfeit) })));
+    }
     const scores = Array.isArray(ev.scores) ? ev.scores : [];
     body.push(
       el(
@@ -1007,7 +1202,19 @@ export function startTable(app) {
       el(
         "div",
         { class: "actions" },
-        el("button", { type: "button", class: "btn", text: t("close"), onclick: () => d.close() }),
+        mySeat() !== null
+          ? el("button", {
+              type: "button",
+              class: "btn",
+              "data-rematch": "",
+              text: t("rematch_offer"),
+              onclick: () => {
+                send({ type: "rematch", want: true });
+                d.close();
+              },
+            })
+          : null,
+        el("button", { type: "button", class: "btn btn-quiet", text: t("close"), onclick: () => d.close() }),
       ),
     );
     d.replaceChildren(...body);
@@ -1031,6 +1238,7 @@ export function startTable(app) {
     renderHand();
     renderInvite();
     renderDoublesDialog();
+    renderControls();
   }
 
   function renderHead() {
@@ -1056,6 +1264,9 @@ export function startTable(app) {
       if (s.workout && s.workout.kind) {
         const per = t(`per_dumbbell_${s.workout.kind}`);
         facts.push(el("li", { class: "fact-workout", title: t("fact_workout_help", { per }) }, t("fact_workout", { workout: workoutText(s.workout), per })));
+      }
+      if (table && typeof table.watchers === "number" && table.watchers > 0) {
+        facts.push(el("li", { class: "fact-watchers", title: t("watchers_help") }, tn("watchers", table.watchers)));
       }
       if (!game && table?.status) {
         const key = `status_${table.status}`;
@@ -1130,6 +1341,11 @@ export function startTable(app) {
         el("span", { class: `tag dumbbells${inTurn ? " in-turn" : ""}`, "data-dumbbells": String(game.dumbbells[n] ?? 0), title: t("dumbbells_help") },
           inTurn ? t("dumbbells_turn_game", { turn: inTurn, game: game.dumbbells[n] ?? 0 }) : t("dumbbells_n", { n: game.dumbbells[n] ?? 0 })),
       );
+    }
+    if (player && seatInfo.grace_until && game && game.phase !== "game_over") {
+      const tag = el("span", { class: "tag away", "data-grace": String(seatInfo.grace_until), title: t("away_help") });
+      paintGrace(tag);
+      line.append(tag);
     }
     if (table?.host && player && table.host === player.id) {
       line.append(el("span", { class: "tag", title: t("host_help") }, t("host")));
@@ -1650,6 +1866,7 @@ export function startTable(app) {
   document.addEventListener("pointerdown", unlock, { once: true });
   document.addEventListener("keydown", unlock, { once: true });
 
+  setupChat();
   wireControls();
   render();
   showBanner(t("connecting"), { busy: true });

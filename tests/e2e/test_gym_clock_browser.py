@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.test import Client
 
 from tables import services
-from tests.e2e.conftest import screenshot
+from tests.e2e.conftest import log_in, screenshot
 
 
 @pytest.fixture
@@ -29,15 +28,6 @@ def celery_worker() -> Iterator[None]:
     queue.mkdir(parents=True)
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
         yield
-
-
-def log_in(page: Any, url: str, user: Any) -> None:
-    client = Client()
-    client.force_login(user)
-    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
-    page.context.add_cookies(
-        [{"name": settings.SESSION_COOKIE_NAME, "value": cookie.value, "url": url}]
-    )
 
 
 def test_the_clock_counts_down_and_gives_a_dumbbell(

@@ -1,0 +1,152 @@
+"""Table chat: who hears whom, limits, plain text, reports and staff time-outs."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.utils import timezone
+
+from chat import services as chat
+from chat.models import ChatMessage, ChatReport, ChatTimeout
+from tables import services
+from tables.models import Table
+from tests.tables.helpers import connect
+
+
+def started(alice: Any, bob: Any) -> Table:
+    table = services.table_create(host=alice, mode="citizen", players=2)
+    services.seat_take(table_id=table.pk, user=bob, number=1)
+    services.seat_ready(table_id=table.pk, user=alice, ready=True)
+    services.seat_ready(table_id=table.pk, user=bob, ready=True)
+    return table
+
+
+async def next_of(socket: Any, kind: str, timeout: float = 20) -> dict[str, Any] | None:
+    """The next message of this type, or None when none comes in time."""
+    try:
+        while True:
+            message = await socket.receive_json_from(timeout=timeout)
+            if message["type"] == kind:
+                return message
+    except (TimeoutError, AssertionError):
+        return None
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_players_chat_reaches_everyone_and_spectators_chat_never_reaches_players(
+    alice: Any, bob: Any, make_user: Any
+) -> None:
+    table = await sync_to_async(started)(alice, bob)
+    watcher = await sync_to_async(make_user)("Watcher")
+    a, b, w = [await connect(u, table.pk) for u in (alice, bob, watcher)]
+    await a.send_json_to({"type": "chat", "text": "  good   luck\n all <b>!</b> "})
+    for socket in (a, b, w):
+        message = await next_of(socket, "chat")
+        assert message is not None
+        shown = message["message"]
+        assert shown["audience"] == "players" and shown["user"]["name"] == alice.display_name
+        assert shown["text"] == "good luck all <b>!</b>"  # plain text, as typed
+    await w.send_json_to({"type": "chat", "text": "Alice holds the 6-6", "to": bob.pk})
+    message = await next_of(w, "chat")
+    assert message is not None and message["message"]["audience"] == "spectators"
+    for player in (a, b):
+        while not await player.receive_nothing(timeout=1):
+            assert (await player.receive_json_from())["type"] != "chat"
+    # On (re)connecting, players get the players' chat only; spectators both.
+    await b.send_json_to({"type": "hello", "last_seq": None})
+    snapshot = await next_of(b, "snapshot")
+    assert snapshot is not None and [m["audience"] for m in snapshot["chat"]] == ["players"]
+    await w.send_json_to({"type": "hello", "last_seq": None})
+    snapshot = await next_of(w, "snapshot")
+    assert snapshot is not None
+    assert [m["audience"] for m in snapshot["chat"]] == ["players", "spectators"]
+    for socket in (a, b, w):
+        await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_bad_chat_gets_an_error_and_posts_nothing(alice: Any, bob: Any) -> None:
+    table = await sync_to_async(started)(alice, bob)
+    socket = await connect(alice, table.pk)
+    for bad, code in [
+        ({"type": "chat", "text": ""}, "bad_field"),
+        ({"type": "chat", "text": "   \u0000 \u0007 "}, "bad_field"),
+        ({"type": "chat", "text": 5}, "bad_field"),
+        ({"type": "chat", "text": "x" * 201}, "too_long"),
+        ({"type": "chat", "quick": "insult"}, "bad_field"),
+        ({"type": "chat", "emote": "<img>"}, "bad_field"),
+    ]:
+        await socket.send_json_to(bad)
+        reply = await next_of(socket, "error")
+        assert reply is not None and reply["code"] == code, (bad, reply)
+    assert await ChatMessage.objects.acount() == 0
+    await socket.disconnect()
+
+
+@pytest.mark.django_db
+def test_quick_phrases_emotes_and_the_rate_limit(alice: Any, bob: Any) -> None:
+    table = started(alice, bob)
+    assert chat.chat_send(table_id=table.pk, user=alice, content={"quick": "gg"})["kind"] == "quick"
+    assert chat.chat_send(table_id=table.pk, user=alice, content={"emote": "👏"})["text"] == "👏"
+    for n in range(chat.RATE_COUNT - 2):
+        chat.chat_send(table_id=table.pk, user=alice, content={"text": f"hi {n}"})
+    with pytest.raises(chat.ChatError) as refused:
+        chat.chat_send(table_id=table.pk, user=alice, content={"text": "one too many"})
+    assert refused.value.code == "chat_rate"
+    # Others are not slowed by Alice; and the window passes.
+    chat.chat_send(table_id=table.pk, user=bob, content={"text": "hello"})
+    ChatMessage.objects.filter(user=alice).update(created_at=timezone.now() - timedelta(seconds=11))
+    chat.chat_send(table_id=table.pk, user=alice, content={"text": "again"})
+
+
+@pytest.mark.django_db
+def test_staff_time_outs_at_one_table_or_everywhere(
+    alice: Any, bob: Any, warden: Any, client: Any
+) -> None:
+    table = started(alice, bob)
+    other = services.table_create(host=bob, mode="citizen", players=2)
+    client.force_login(warden)
+    page = client.post(
+        "/admin/chat/chattimeout/add/",
+        {"user": alice.pk, "table": table.pk, "minutes": 30, "reason": "Rude to the table"},
+    )
+    assert page.status_code == 302, page.content.decode()[:2000]
+    timeout = ChatTimeout.objects.get()
+    assert timeout.by == warden and timeout.table == table
+    assert timedelta(minutes=29) < timeout.until - timezone.now() <= timedelta(minutes=30)
+    with pytest.raises(chat.ChatError) as refused:
+        chat.chat_send(table_id=table.pk, user=alice, content={"text": "hey"})
+    assert refused.value.code == "chat_timeout" and "Rude to the table" in refused.value.message
+    chat.chat_send(table_id=other.pk, user=alice, content={"text": "still fine here"})
+    # A site-wide time-out needs a reason, and then covers every table.
+    page = client.post(
+        "/admin/chat/chattimeout/add/", {"user": alice.pk, "minutes": 5, "reason": ""}
+    )
+    assert page.status_code == 200 and ChatTimeout.objects.count() == 1
+    client.post("/admin/chat/chattimeout/add/", {"user": alice.pk, "minutes": 5, "reason": "Spam"})
+    with pytest.raises(chat.ChatError):
+        chat.chat_send(table_id=other.pk, user=alice, content={"text": "nope"})
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_report_keeps_the_messages_for_staff(alice: Any, bob: Any) -> None:
+    table = await sync_to_async(started)(alice, bob)
+    for text in ("you are slow", "really slow"):
+        await sync_to_async(chat.chat_send)(table_id=table.pk, user=bob, content={"text": text})
+    socket = await connect(alice, table.pk)
+    await socket.send_json_to({"type": "report", "user": bob.pk, "reason": "rude"})
+    assert await next_of(socket, "reported") is not None
+    report = await ChatReport.objects.aget()
+    assert report.reporter_id == alice.pk and report.reported_id == bob.pk
+    assert [m["text"] for m in report.messages] == ["you are slow", "really slow"]
+    # Deleting the chat later does not lose what was reported.
+    await ChatMessage.objects.all().adelete()
+    await report.arefresh_from_db()
+    assert len(report.messages) == 2
+    for bad in ({"type": "report", "user": alice.pk}, {"type": "report", "user": "bob"}):
+        await socket.send_json_to(bad)
+        assert (await next_of(socket, "error")) is not None
+    await socket.disconnect()

@@ -1,0 +1,253 @@
+"""Leaving and coming back: held seats, the grace, claims, forfeits, aborts, waits, rematches."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.utils import timezone
+
+from engine import GameState
+from tables import presence, services
+from tables.models import Abandonment, Game, GameAction, Presence, Seat, Table
+from tests.tables.helpers import connect, receive_until
+
+
+def started(users: list[Any], **options: Any) -> Table:
+    options.setdefault("players", len(users))
+    table = services.table_create(host=users[0], mode="citizen", **options)
+    for number, user in enumerate(users[1:], start=1):
+        services.seat_take(table_id=table.pk, user=user, number=number)
+    for user in users:
+        services.seat_ready(table_id=table.pk, user=user, ready=True)
+    return table
+
+
+def seat(table: Table, number: int) -> Seat:
+    return Seat.objects.get(table=table, number=number)
+
+
+def live(table: Table) -> Game:
+    return Game.objects.filter(table=table).order_by("-number").first()  # type: ignore[return-value]
+
+
+def present(table: Table, user: Any, channel: str) -> None:
+    presence.presence_join(table_id=table.pk, user=user, channel_name=channel)
+
+
+def run_out(table: Table, number: int) -> None:
+    Seat.objects.filter(table=table, number=number).update(
+        grace_until=timezone.now() - timedelta(seconds=1)
+    )
+
+
+def play_first_move(table: Table, players: list[Any]) -> None:
+    game = live(table)
+    state = GameState.from_json(game.state)
+    action = next(a for a in state.legal_actions() if a.to_dict()["type"] == "play").to_dict()
+    action.pop("seat")
+    services.game_act(
+        table_id=table.pk, user=players[state.to_act], version=game.version, action=action
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("code", "grace"), [(1006, "LEAVE_GRACE_SECONDS"), (1001, "LEAVE_GRACE_CLOSED_SECONDS")]
+)
+async def test_a_dropped_player_keeps_the_seat_for_a_grace(
+    alice: Any, bob: Any, code: int, grace: str
+) -> None:
+    table = await sync_to_async(started)([alice, bob])
+    sockets = [await connect(u, table.pk) for u in (alice, bob)]
+    for s in sockets:
+        await s.send_json_to({"type": "hello", "last_seq": None})
+    first = await receive_until(sockets[0], 0, 0)
+    seq = first["seq"]
+    before = timezone.now()
+    await sockets[1].disconnect(code=code)
+    update = await receive_until(sockets[0], seq + 1, 0)
+    away = next(e for e in update["events"] if e["type"] == "away")
+    assert away["seat"] == 1 and away["on_purpose"] is (code == 1001)
+    held = await sync_to_async(seat)(table, 1)
+    expected = before + timedelta(seconds=getattr(settings, grace))
+    assert abs((held.grace_until - expected).total_seconds()) < 2
+    assert update["table"]["seats"][1]["online"] is False
+    assert update["table"]["seats"][1]["grace_until"] == int(held.grace_until.timestamp() * 1000)
+    # Bob comes back: the seat is his again, and everyone sees it.
+    back = await connect(bob, table.pk)
+    update = await receive_until(sockets[0], seq + 2, 0)
+    assert [e["type"] for e in update["events"]] == ["back"]
+    assert update["table"]["seats"][1]["online"] is True
+    assert update["table"]["seats"][1]["grace_until"] is None
+    for s in (sockets[0], back):
+        await s.disconnect()
+
+
+@pytest.mark.django_db
+def test_another_open_tab_keeps_the_player_present(alice: Any, bob: Any) -> None:
+    table = started([alice, bob])
+    present(table, bob, "tab-1")
+    present(table, bob, "tab-2")
+    presence.presence_leave(channel_name="tab-1", on_purpose=False)
+    assert seat(table, 1).away_since is None
+    presence.presence_leave(channel_name="tab-2", on_purpose=False)
+    assert seat(table, 1).away_since is not None
+
+
+@pytest.mark.django_db
+def test_one_on_one_the_other_player_claims_once_the_grace_ran_out(alice: Any, bob: Any) -> None:
+    table = started([alice, bob])
+    present(table, bob, "bob")
+    presence.presence_leave(channel_name="bob", on_purpose=False)
+    with pytest.raises(services.TableError) as early:
+        presence.game_claim(table_id=table.pk, user=alice)
+    assert early.value.code == "not_claimable"
+    assert live(table).status == Game.Status.PLAYING
+    run_out(table, 1)
+    with pytest.raises(services.TableError):  # the one who left cannot claim
+        presence.game_claim(table_id=table.pk, user=bob)
+    presence.game_claim(table_id=table.pk, user=alice)
+    game = live(table)
+    assert game.status == Game.Status.FINISHED
+    assert game.result["reason"] == "abandoned" and game.result["forfeit"] == 1
+    assert game.result["winner"] == 0
+    assert Abandonment.objects.filter(user=bob, game=game).count() == 1
+    assert GameAction.objects.filter(game=game, kind="abandon").count() == 1
+    with pytest.raises(services.TableError):  # and only once
+        presence.game_claim(table_id=table.pk, user=alice)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("rule", ["wait", "forfeit"])
+@pytest.mark.parametrize("shape", [{"players": 3}, {"players": 4, "partners": True}])
+def test_cut_throat_and_partners_follow_the_tables_rule(
+    make_user: Any, rule: str, shape: dict[str, Any]
+) -> None:
+    players = [make_user(name) for name in ("Ann", "Ben", "Cy", "Di")][: shape["players"]]
+    table = started(players, on_leave=rule, **shape)
+    present(table, players[2], "cy")
+    presence.presence_leave(channel_name="cy", on_purpose=True)
+    assert presence.grace_sweep() == 0  # the grace has not run out
+    run_out(table, 2)
+    forfeited = presence.grace_sweep()
+    game = live(table)
+    if rule == "wait":
+        assert forfeited == 0 and game.status == Game.Status.PLAYING
+        assert presence.grace_expire(table_id=table.pk, seat=2, game_id=game.pk) == "waiting"
+    else:
+        assert forfeited == 1 and game.status == Game.Status.FINISHED
+        assert game.result["reason"] == "abandoned" and game.result["forfeit"] == 2
+        if shape.get("partners"):  # seats 0 and 2 are one side: the other side wins
+            assert game.result["winner"] == 1
+        else:
+            assert game.result["winner"] != 2
+        assert presence.grace_sweep() == 0  # once
+        assert Abandonment.objects.filter(user=players[2]).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_player_who_came_back_is_not_forfeited(make_user: Any) -> None:
+    players = [make_user(name) for name in ("Ann", "Ben", "Cy")]
+    table = started(players, on_leave="forfeit")
+    present(table, players[2], "cy")
+    presence.presence_leave(channel_name="cy", on_purpose=False)
+    game = live(table)
+    present(table, players[2], "cy-again")
+    run_out(table, 2)
+    assert presence.grace_expire(table_id=table.pk, seat=2, game_id=game.pk) == "not_due"
+    assert live(table).status == Game.Status.PLAYING
+
+
+@pytest.mark.django_db
+def test_stale_sockets_are_dropped_by_the_sweep(alice: Any, bob: Any) -> None:
+    table = started([alice, bob])
+    present(table, bob, "bob")
+    Presence.objects.filter(channel_name="bob").update(
+        seen_at=timezone.now() - timedelta(seconds=presence.PRESENCE_STALE_SECONDS + 1)
+    )
+    presence.grace_sweep()
+    assert not Presence.objects.exists()
+    assert seat(table, 1).away_since is not None
+
+
+@pytest.mark.django_db
+def test_abort_before_the_first_play_only(alice: Any, bob: Any) -> None:
+    table = started([alice, bob])
+    services.game_abort(table_id=table.pk, user=bob)
+    game = live(table)
+    assert game.status == Game.Status.ABORTED and game.result is None
+    assert Table.objects.get(pk=table.pk).status == Table.Status.ABORTED
+    other = started([alice, bob])
+    play_first_move(other, [alice, bob])
+    with pytest.raises(services.TableError) as refused:
+        services.game_abort(table_id=other.pk, user=alice)
+    assert refused.value.code == "already_played"
+    assert live(other).status == Game.Status.PLAYING
+
+
+@pytest.mark.django_db
+def test_repeated_abandonments_make_a_player_wait_longer(alice: Any, bob: Any) -> None:
+    def abandon_one() -> None:
+        table = started([alice, bob])
+        present(table, bob, f"bob-{table.pk}")
+        presence.presence_leave(channel_name=f"bob-{table.pk}", on_purpose=True)
+        run_out(table, 1)
+        presence.game_claim(table_id=table.pk, user=alice)
+
+    abandon_one()
+    assert presence.sit_again_at(bob) is None  # the first costs nothing
+    abandon_one()
+    until, count = presence.sit_again_at(bob)  # type: ignore[misc]
+    assert count == 2
+    assert timedelta(minutes=4) < until - timezone.now() <= timedelta(minutes=5)
+    fresh = services.table_create(host=alice, mode="citizen", players=2)
+    with pytest.raises(services.TableError) as refused:
+        services.seat_take(table_id=fresh.pk, user=bob, number=1)
+    assert refused.value.code == "must_wait"
+    assert "2 games" in refused.value.message and "5 minutes" in refused.value.message
+    # Six minutes later the wait is over; one more abandonment makes the next wait twice as long.
+    Abandonment.objects.filter(user=bob).update(created_at=timezone.now() - timedelta(minutes=6))
+    assert presence.sit_again_at(bob) is None
+    abandon_one()
+    until, count = presence.sit_again_at(bob)  # type: ignore[misc]
+    assert count == 3
+    assert timedelta(minutes=9) < until - timezone.now() <= timedelta(minutes=10)
+    # A week on, they no longer count.
+    Abandonment.objects.filter(user=bob).update(created_at=timezone.now() - timedelta(days=8))
+    assert presence.sit_again_at(bob) is None
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_rematch_starts_a_new_game_that_spectators_follow(
+    alice: Any, bob: Any, make_user: Any
+) -> None:
+    table = await sync_to_async(started)([alice, bob])
+    await sync_to_async(present)(table, bob, "bob")
+    await sync_to_async(presence.presence_leave)(channel_name="bob", on_purpose=True)
+    await sync_to_async(run_out)(table, 1)
+    await sync_to_async(presence.game_claim)(table_id=table.pk, user=alice)
+    watcher = await sync_to_async(make_user)("Watcher")
+    spectator = await connect(watcher, table.pk)
+    await spectator.send_json_to({"type": "hello", "last_seq": None})
+    snapshot = await receive_until(spectator, 0, None)
+    seq = snapshot["seq"]
+    with pytest.raises(services.TableError):
+        await sync_to_async(services.rematch_offer)(table_id=table.pk, user=watcher)
+    await sync_to_async(services.rematch_offer)(table_id=table.pk, user=alice)
+    update = await receive_until(spectator, seq + 1, None)
+    assert update["events"] == [{"type": "rematch", "seat": 0, "want": True}]
+    assert update["table"]["seats"][0]["rematch"] is True
+    await sync_to_async(services.rematch_offer)(table_id=table.pk, user=bob)
+    update = await receive_until(spectator, seq + 2, None)
+    kinds = [e["type"] for e in update["events"]]
+    assert kinds[:2] == ["rematch", "game_started"] and "dealt" in kinds
+    assert update["table"]["status"] == "playing" and update["table"]["game_number"] == 2
+    assert update["game"]["phase"] in ("playing", "choosing_doubles")
+    games = await sync_to_async(list)(Game.objects.filter(table=table).order_by("number"))
+    assert [g.status for g in games] == [Game.Status.FINISHED, Game.Status.PLAYING]
+    assert games[1].players == games[0].players
+    await spectator.disconnect()
