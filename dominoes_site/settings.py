@@ -281,6 +281,12 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ledger.tasks.reconcile_nightly",
         "schedule": crontab(hour=3, minute=41),
     },
+    # Tournaments: check-in, starts, tables, no-shows, results, rounds and prizes (idempotent).
+    "tournament-sweep": {
+        "task": "tournaments.tasks.sweep",
+        "schedule": 3.0,
+        "options": {"expires": 10},
+    },
 }
 # A player whose connection drops mid-game keeps their seat this long (seconds); one who closed
 # the page on purpose, less.

@@ -17,5 +17,6 @@ urlpatterns = [
     path("", include("history.urls")),
     path("", include("house.urls")),
     path("", include("ledger.urls")),
+    path("", include("tournaments.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -41,6 +41,7 @@ class Kind(models.TextChoices):
     RESERVE = "reserve", _("Skunk reserve")
     GRANTS = "grants", _("Grants and allowances")
     STORE = "store", _("Commissary store")
+    TOURNAMENT = "tournament", _("Tournament pot")
 
 
 #: System accounts: they issue value (grants), sell goods (store) or take adjustments (house),
@@ -57,6 +58,9 @@ class Reason(models.TextChoices):
     SETTLE = "settle", _("Game settled")
     REFUND = "refund", _("Stake refunded")
     ADJUSTMENT = "adjustment", _("Staff adjustment")
+    ENTRY_FEE = "entry_fee", _("Tournament entry fee")
+    FEE_REFUND = "fee_refund", _("Tournament entry refunded")
+    PRIZES = "prizes", _("Tournament prizes")
 
 
 class LedgerWriteRefused(Exception):
@@ -320,6 +324,8 @@ class Posting(ImmutableModel):
                     | Q(reason="purchase", order__isnull=False, user__isnull=False)
                     | Q(reason__in=["hold", "settle", "refund"], game__isnull=False)
                     | Q(reason="adjustment", adjustment__isnull=False, user__isnull=False)
+                    # tournaments: the event is named in the key and the detail
+                    | Q(reason__in=["entry_fee", "fee_refund", "prizes"])
                 ),
                 name="posting_has_its_reference",
             ),

@@ -239,6 +239,9 @@ SYSTEM_ACCOUNTS_FOR = {
     Reason.HOLD: {Kind.POT, Kind.RESERVE},
     Reason.SETTLE: {Kind.POT, Kind.RESERVE},
     Reason.REFUND: {Kind.POT, Kind.RESERVE},
+    Reason.ENTRY_FEE: {Kind.TOURNAMENT},
+    Reason.FEE_REFUND: {Kind.TOURNAMENT},
+    Reason.PRIZES: {Kind.TOURNAMENT},
 }
 
 

@@ -9,6 +9,7 @@ read. Broadcasts leave only after commit (tables.broadcast).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -189,6 +190,19 @@ def _waiting_game(table: Table) -> Game:
     return game
 
 
+#: Apps that run tables themselves (tournaments) check every seat change here: a guard takes
+#: (table id, user id, seat number or None, "take" | "leave" | "remove" | "abort" | "rematch")
+#: and returns why the change is refused, or None. Registered in the app's ready().
+SEAT_GUARDS: list[Callable[[int, int, int | None, str], str | None]] = []
+
+
+def _check_seat_guards(table_id: int, user_id: int, number: int | None, change: str) -> None:
+    for guard in SEAT_GUARDS:
+        refusal = guard(table_id, user_id, number, change)
+        if refusal is not None:
+            raise TableError("seats_fixed", refusal)
+
+
 def seat_take(*, table_id: int, user: Any, number: int) -> Table:
     """Sit `user` in seat `number` (moving them if they already sit elsewhere at this table)."""
     _ensure_may_sit(user)
@@ -203,6 +217,7 @@ def seat_take(*, table_id: int, user: Any, number: int) -> Table:
             return table
         if seat.user_id is not None:
             raise TableError("seat_taken", _("That seat is taken."))
+        _check_seat_guards(table.pk, user.pk, number, "take")
         _ensure_covers_stake(table, user)
         events: list[dict[str, Any]] = []
         for other in seats.values():
@@ -228,6 +243,7 @@ def seat_leave(*, table_id: int, user: Any) -> Table:
         seat = table.seats.filter(user=user).first()
         if seat is None:
             raise TableError("not_seated", _("You don't have a seat at this table."))
+        _check_seat_guards(table.pk, user.pk, seat.number, "leave")
         Seat.objects.filter(pk=seat.pk).update(user=None, ready=False, joined_at=None)
         _record(table, public=[{"type": "seat_left", "seat": seat.number}])
     return table
@@ -247,6 +263,7 @@ def seat_remove(*, table_id: int, host: Any, number: int) -> Table:
             raise TableError("bad_field", _("Use 'Leave seat' to leave your own seat."))
         if seat.ready:
             raise TableError("player_ready", _("You can't remove a player who is ready."))
+        _check_seat_guards(table.pk, seat.user_id, number, "remove")
         Seat.objects.filter(pk=seat.pk).update(user=None, ready=False, joined_at=None)
         _record(table, public=[{"type": "removed", "seat": number}])
     return table
@@ -309,6 +326,7 @@ def game_abort(*, table_id: int, user: Any) -> Table:
         seat = _seat_of(game, user)
         if seat is None:
             raise TableError("not_seated", _("Only the players at this table can do that."))
+        _check_seat_guards(table.pk, user.pk, seat, "abort")
         if GameAction.objects.filter(game=game, kind="play").exists():
             raise TableError(
                 "already_played", _("A bone has been played: the game can no longer be aborted.")
@@ -342,6 +360,7 @@ def rematch_offer(*, table_id: int, user: Any, want: bool = True) -> Table:
         seat = _seat_of(last, user)
         if seat is None:
             raise TableError("not_seated", _("Only the players of the last game can rematch."))
+        _check_seat_guards(table.pk, user.pk, seat, "rematch")
         seats = list(table.seats.select_related("user").order_by("number"))
         mine = seats[seat]
         if mine.rematch == want:
@@ -634,6 +653,34 @@ def _game_over(game: Game, state: GameState) -> None:
     game_archive(game=game)
     # ledger: pay the pot in this same transaction (idempotent: game:<id>:settle)
     _ledger_call(ledger.game_settle, game_id=game.pk)
+
+
+# --- calling a game off (tournaments) -----------------------------------------------------------
+
+
+def game_call_off(*, table_id: int, reason: str, waiting_only: bool = False) -> Game | None:
+    """Call off a table's live game without a result: a tournament does this when its players
+    did not come (`waiting_only`: only a game nobody has started) or its organizer settled the
+    match by hand. For tables played for nothing (tournament tables have no stake). Locks the
+    table, so a last "ready" either starts the game first or comes too late. Returns the game
+    called off, or None when there was none (or it had started, with `waiting_only`)."""
+    statuses = [Game.Status.WAITING] if waiting_only else [Game.Status.WAITING, Game.Status.PLAYING]
+    with transaction.atomic():
+        table = _open_table(table_id)
+        game = Game.objects.select_for_update().filter(table=table, status__in=statuses).first()
+        if game is None:
+            return None
+        now = timezone.now()
+        Game.objects.filter(pk=game.pk).update(
+            status=Game.Status.ABORTED, finished_at=now, deadline=None
+        )
+        game.status = Game.Status.ABORTED
+        Table.objects.filter(pk=table.pk).update(status=Table.Status.ABORTED)
+        table.status = Table.Status.ABORTED
+        Seat.objects.filter(table=table).update(away_since=None, grace_until=None)
+        _game_aborted(game)
+        _record(table, public=[{"type": "game_aborted", "reason": reason}], game=game)
+    return game
 
 
 # --- the Gym clock ----------------------------------------------------------------------------

@@ -1,0 +1,36 @@
+// The organizer's event form shows only the settings the chosen mode, format and fee allow.
+const form = document.getElementById("tournament-form");
+const HEAD_TO_HEAD = ["fives", "threes"];
+const GYM = ["citizen_gym", "inmate_gym"];
+const ONLY = {
+  limit: HEAD_TO_HEAD, bone_set: HEAD_TO_HEAD, spinner: HEAD_TO_HEAD,
+  target: "house", deal: "house", get_on: "house", count_by: "house",
+  clock: GYM, clock_off: GYM, workout_kind: GYM, workout_amount: GYM,
+};
+
+function wrap(name) {
+  return form.querySelector(`[data-field="${name}"]`);
+}
+
+function show() {
+  const mode = form.elements.mode.value;
+  for (const [name, modes] of Object.entries(ONLY)) {
+    const field = wrap(name);
+    if (field) field.hidden = modes === "house" ? HEAD_TO_HEAD.includes(mode) : !modes.includes(mode);
+  }
+  const swiss = wrap("swiss_rounds");
+  if (swiss) swiss.hidden = form.elements.format.value !== "swiss";
+  const fee = form.elements.fee_kind.value;
+  const dollars = wrap("fee_dollars");
+  if (dollars) dollars.hidden = fee !== "dollars";
+  for (const field of form.querySelectorAll('[data-field^="canteen_"]')) {
+    field.hidden = fee !== "canteen";
+  }
+  const prizes = wrap("prize_split");
+  if (prizes) prizes.hidden = fee === "free";
+}
+
+if (form) {
+  for (const name of ["mode", "format", "fee_kind"]) form.elements[name].addEventListener("change", show);
+  show();
+}

@@ -1,0 +1,42 @@
+"""The only code of the tournaments app that talks to the channel layer, always after commit.
+
+Every visible change to an event raises its `seq` and tells the group `tournament.<id>`; the
+event's pages fetch their live part again (rendered for each viewer, in their language), so the
+message itself carries nothing private: only the event's id and its new seq.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+from django.db.models import F
+
+from dominoes_site.layer import group_send
+
+log = logging.getLogger(__name__)
+
+
+def group_name(tournament_id: int) -> str:
+    return f"tournament.{tournament_id}"
+
+
+LIST_GROUP = "tournaments"
+
+
+def tournament_changed(tournament_id: int) -> None:
+    """Raise the event's seq and, once the transaction commits, tell its pages and the list."""
+    from tournaments.models import Tournament
+
+    Tournament.objects.filter(pk=tournament_id).update(seq=F("seq") + 1)
+
+    def send() -> None:
+        seq = Tournament.objects.filter(pk=tournament_id).values_list("seq", flat=True).first()
+        message = {"type": "tournament.changed", "tournament": tournament_id, "seq": seq or 0}
+        try:
+            group_send(group_name(tournament_id), message)
+            group_send(LIST_GROUP, message)
+        except Exception:  # a page that misses it catches up on its next poll
+            log.exception("tournament %s: could not broadcast", tournament_id)
+
+    transaction.on_commit(send)

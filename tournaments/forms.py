@@ -1,0 +1,334 @@
+"""The organizer's event form: every table setting (the lobby's own fields), the format, the
+match length, the entry fee and prizes, and the times. The service checks every value
+(`services.tournament_check`); each refusal lands on its own field, in words."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from engine import SettingsError, TableSettings
+from tables.forms import FIELD_FOR_SETTING, SHAPES, TableForm
+from tournaments import money, services
+from tournaments.models import Tournament
+
+DATETIME_INPUT = "%Y-%m-%dT%H:%M"
+
+
+def _datetime_field(label: str, help_text: str) -> forms.DateTimeField:
+    return forms.DateTimeField(
+        label=label,
+        help_text=help_text,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_INPUT),
+        input_formats=[DATETIME_INPUT, "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"],
+    )
+
+
+TABLE_FIELDS = (
+    "mode",
+    "shape",
+    "deal",
+    "target",
+    "limit",
+    "bone_set",
+    "spinner",
+    "get_on",
+    "count_by",
+    "clock",
+    "clock_off",
+    "workout_kind",
+    "workout_amount",
+)
+
+#: Where each of the service's refusals is shown.
+FIELD_OF = {"table_options": "shape", "fee_canteen": None}
+
+
+class TournamentForm(TableForm):
+    name = forms.CharField(label=_("Event name"), max_length=80)
+    description = forms.CharField(
+        label=_("Description"), widget=forms.Textarea(attrs={"rows": 3}), required=False
+    )
+    rules_text = forms.CharField(
+        label=_("Official rules"),
+        widget=forms.Textarea(attrs={"rows": 6}),
+        help_text=_("The event's own rules: shown on its page before anyone registers."),
+    )
+    shape = forms.ChoiceField(
+        label=_("Players"),
+        choices=[s for s in SHAPES if s[0] in ("one_on_one", "partners")],
+        initial="one_on_one",
+        help_text=_("Partners: pairs register together and play two against two."),
+    )
+    private = None  # type: ignore[assignment]
+    format = forms.ChoiceField(label=_("Format"), choices=Tournament.Format.choices)
+    swiss_rounds = forms.IntegerField(
+        label=_("Swiss rounds"),
+        required=False,
+        help_text=_("Swiss only: 1 to 15 (never more than the entrants less one)."),
+    )
+    best_of = forms.TypedChoiceField(
+        label=_("Games per match"),
+        choices=[(1, _("One game")), (3, _("Best of 3")), (5, _("Best of 5"))],
+        coerce=int,
+        initial=1,
+    )
+    fee_kind = forms.ChoiceField(
+        label=_("Entry fee"),
+        choices=Tournament.Fee.choices,
+        initial="free",
+        help_text=_(
+            "Dollars for Citizen, Fives and Threes events; a canteen entry of goods for Inmate "
+            "events; Gym events are free (they are played for a workout). Fees are held until "
+            "the end, given back on withdrawal before the start or if the event is cancelled."
+        ),
+    )
+    fee_dollars = forms.IntegerField(label=_("Entry fee in Dollars"), required=False, initial=0)
+    prize_split = forms.CharField(
+        label=_("Prize split (%)"),
+        initial="100",
+        help_text=_(
+            "Percentages of the pool for 1st, 2nd, 3rd...: e.g. 50/30/20, or 100 for winner "
+            "takes all. The pool is every entry fee held."
+        ),
+    )
+    max_entrants = forms.IntegerField(
+        label=_("Maximum entrants"),
+        initial=8,
+        help_text=_("2 to 64 (pairs count as one entrant)."),
+    )
+    registration_opens = _datetime_field(
+        _("Registration opens"), _("In your time zone. A time already past opens it at once.")
+    )
+    registration_closes = _datetime_field(_("Registration closes"), _("By the start time."))
+    starts_at = _datetime_field(_("Start time"), _("In your time zone."))
+    checkin_minutes = forms.IntegerField(
+        label=_("Check-in window (minutes before the start)"),
+        initial=15,
+        help_text=_("Entrants who have not checked in by the start are out, and refunded."),
+    )
+    round_minutes = forms.IntegerField(label=_("Minutes between rounds"), initial=2)
+    noshow_minutes = forms.IntegerField(
+        label=_("No-show time (minutes)"),
+        initial=3,
+        help_text=_(
+            "Once a match's table is ready, a player who has not pressed Ready within this "
+            "time forfeits the match."
+        ),
+    )
+    seeding = forms.ChoiceField(
+        label=_("Seeding"), choices=Tournament.Seeding.choices, initial="random"
+    )
+
+    field_order = [
+        "name",
+        "description",
+        "rules_text",
+        "mode",
+        "shape",
+        "deal",
+        "target",
+        "limit",
+        "bone_set",
+        "spinner",
+        "get_on",
+        "count_by",
+        "clock",
+        "clock_off",
+        "workout_kind",
+        "workout_amount",
+        "format",
+        "swiss_rounds",
+        "best_of",
+        "fee_kind",
+        "fee_dollars",
+        "prize_split",
+        "max_entrants",
+        "registration_opens",
+        "registration_closes",
+        "starts_at",
+        "checkin_minutes",
+        "round_minutes",
+        "noshow_minutes",
+        "seeding",
+    ]
+
+    def __init__(self, *args: Any, instance: Tournament | None = None, **kwargs: Any) -> None:
+        if instance is not None and "initial" not in kwargs:
+            kwargs["initial"] = initial_from(instance)
+        super().__init__(*args, **kwargs)
+        self.fields.pop("stake", None)  # a tournament's tables play for its prizes, not a stake
+        self.entry_canteen_fields: list[str] = []
+        for good_id, label in money.canteen_goods():
+            name = f"canteen_{good_id}"
+            self.fields[name] = forms.IntegerField(
+                label=label,
+                required=False,
+                initial=0,
+                min_value=0,
+                max_value=money.MAX_CANTEEN_ITEM,
+            )
+            self.entry_canteen_fields.append(name)
+        self.settings_data: dict[str, Any] | None = None
+
+    def groups(self) -> list[tuple[str, list[Any]]]:
+        """The fields in fieldsets, for the page."""
+        sets = [
+            (_("The event"), ["name", "description", "rules_text"]),
+            (_("The tables"), list(TABLE_FIELDS)),
+            (
+                _("Format and matches"),
+                ["format", "swiss_rounds", "best_of", "max_entrants", "seeding"],
+            ),
+            (
+                _("Entry fee and prizes"),
+                ["fee_kind", "fee_dollars", *self.entry_canteen_fields, "prize_split"],
+            ),
+            (
+                _("Times"),
+                [
+                    "registration_opens",
+                    "registration_closes",
+                    "starts_at",
+                    "checkin_minutes",
+                    "round_minutes",
+                    "noshow_minutes",
+                ],
+            ),
+        ]
+        return [
+            (str(legend), [self[name] for name in names if name in self.fields])
+            for legend, names in sets
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        # The table's fields are checked as the lobby's form checks them (the engine names the
+        # setting it refuses), whatever else on this form is wrong.
+        data = forms.Form.clean(self)
+        table_errors = any(self.has_error(f) for f in TABLE_FIELDS)
+        options: dict[str, Any] = {}
+        if not table_errors:
+            options = self.options()
+            table_errors = any(self.has_error(f) for f in TABLE_FIELDS)
+        if not table_errors:
+            try:
+                TableSettings.build(data["mode"], **options)
+            except SettingsError as exc:
+                message = str(exc).removeprefix(f"{exc.field}: ")
+                self.add_error(FIELD_FOR_SETTING.get(exc.field), message[:1].upper() + message[1:])
+                table_errors = True
+        split = parse_split(data.get("prize_split", ""))
+        canteen = {
+            name.removeprefix("canteen_"): data.get(name) or 0 for name in self.entry_canteen_fields
+        }
+        values = {
+            "name": data.get("name"),
+            "description": data.get("description"),
+            "rules_text": data.get("rules_text"),
+            "mode": data.get("mode"),
+            "table_options": options,
+            "format": data.get("format"),
+            "swiss_rounds": data.get("swiss_rounds")
+            if data.get("format") == Tournament.Format.SWISS
+            else None,
+            "best_of": data.get("best_of"),
+            "fee_kind": data.get("fee_kind"),
+            "fee_dollars": data.get("fee_dollars") or 0,
+            "fee_canteen": canteen,
+            "prize_split": split,
+            "max_entrants": data.get("max_entrants"),
+            "registration_opens": data.get("registration_opens"),
+            "registration_closes": data.get("registration_closes"),
+            "starts_at": data.get("starts_at"),
+            "checkin_minutes": data.get("checkin_minutes"),
+            "round_minutes": data.get("round_minutes"),
+            "noshow_minutes": data.get("noshow_minutes"),
+            "seeding": data.get("seeding"),
+        }
+        try:
+            services.tournament_check(values)
+        except services.TournamentError as exc:
+            for field, messages in exc.errors.items():
+                if field in ("mode", "table_options") and table_errors:
+                    continue  # the table's own fields already say what is wrong
+                target = FIELD_OF.get(field, field)
+                if target is not None and target not in self.fields:
+                    target = None
+                for message in messages:
+                    if target is None or not self.has_error(target):
+                        self.add_error(target, message)
+        if not self.errors:
+            self.settings_data = values
+        return data
+
+
+def parse_split(text: object) -> list[int] | None:
+    """ "50/30/20", "50, 30, 20" or "100" → [50, 30, 20]; anything else → None (refused)."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    parts = [p for p in re.split(r"[\s/,;%]+", text.strip()) if p]
+    if not parts or not all(re.fullmatch(r"-?\d{1,3}", p) for p in parts):
+        return None
+    return [int(p) for p in parts]
+
+
+def initial_from(tournament: Tournament) -> dict[str, Any]:
+    ts = tournament.table_settings
+    head_to_head = tournament.mode in ("fives", "threes")
+    initial = {
+        "name": tournament.name,
+        "description": tournament.description,
+        "rules_text": tournament.rules_text,
+        "mode": tournament.mode,
+        "shape": "partners" if ts.get("partners") else "one_on_one",
+        "deal": ts.get("deal", 7),
+        "target": ts.get("target", 150) if not head_to_head else 150,
+        "limit": ts.get("target") if head_to_head else 150,
+        "bone_set": ts.get("set", "double-six"),
+        "spinner": ts.get("spinner", False),
+        "get_on": ts.get("get_on"),
+        "count_by": ts.get("count_by"),
+        "clock": ts.get("clock"),
+        "clock_off": tournament.mode.endswith("_gym") and ts.get("clock") is None,
+        "workout_kind": (ts.get("workout") or {}).get("kind", "reps"),
+        "workout_amount": (ts.get("workout") or {}).get("amount", 20),
+        "format": tournament.format,
+        "swiss_rounds": tournament.swiss_rounds,
+        "best_of": tournament.best_of,
+        "fee_kind": tournament.fee_kind,
+        "fee_dollars": tournament.fee_dollars,
+        "prize_split": "/".join(str(p) for p in tournament.prize_split),
+        "max_entrants": tournament.max_entrants,
+        "registration_opens": tournament.registration_opens,
+        "registration_closes": tournament.registration_closes,
+        "starts_at": tournament.starts_at,
+        "checkin_minutes": tournament.checkin_minutes,
+        "round_minutes": tournament.round_minutes,
+        "noshow_minutes": tournament.noshow_minutes,
+        "seeding": tournament.seeding,
+    }
+    for good, qty in (tournament.fee_canteen or {}).items():
+        initial[f"canteen_{good}"] = qty
+    return initial
+
+
+class RegisterForm(forms.Form):
+    partner = forms.CharField(
+        label=_("Your partner's display name"),
+        max_length=24,
+        required=False,
+        help_text=_("They accept on this page; each of you pays the entry fee."),
+    )
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(
+        label=_("Reason"), widget=forms.Textarea(attrs={"rows": 2}), max_length=500
+    )
+
+
+class SettleForm(ReasonForm):
+    winner = forms.IntegerField(label=_("Winner"))
