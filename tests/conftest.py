@@ -101,3 +101,19 @@ def frozen_today(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[dt.date]
         monkeypatch.setattr(timezone, "now", lambda: moment)
 
     yield freeze
+
+
+def broker_purge() -> None:
+    """Empty the Celery queue before a test starts a real worker: timers and turns queued by
+    earlier tests name games that are long gone. The embedded broker is a folder; Redis a list."""
+    import shutil
+    from pathlib import Path
+
+    from dominoes_site.celery import app
+
+    folder = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}).get("data_folder_in")
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+        Path(folder).mkdir(parents=True)
+    else:
+        app.control.purge()

@@ -3,15 +3,13 @@ when nobody moves a real Celery worker gives the dumbbell, which pops up on the 
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from django.conf import settings
 
 from tables import services
+from tests.conftest import broker_purge
 from tests.e2e.conftest import log_in, screenshot
 
 
@@ -23,9 +21,7 @@ def celery_worker() -> Iterator[None]:
 
     from dominoes_site.celery import app
 
-    queue = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
-    shutil.rmtree(queue, ignore_errors=True)  # timers queued by earlier tests, long gone
-    queue.mkdir(parents=True)
+    broker_purge()  # tasks queued by earlier tests, long gone
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
         yield
 

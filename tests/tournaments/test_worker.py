@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ from accounts.models import User
 from engine import GameState
 from tables import services as tables
 from tables.models import Game, Seat, Table
+from tests.conftest import broker_purge
 from tests.tournaments.conftest import make_event
 from tournaments.models import Match, Tournament
 
@@ -41,9 +41,7 @@ def worker_and_beat(tmp_path: Path) -> Iterator[None]:
     from dominoes_site.celery import app
 
     assert settings.CELERY_BEAT_SCHEDULE["tournament-sweep"]["task"] == "tournaments.tasks.sweep"
-    queue = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
-    shutil.rmtree(queue, ignore_errors=True)  # tasks queued by earlier tests, long gone
-    queue.mkdir(parents=True)
+    broker_purge()  # tasks queued by earlier tests, long gone
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
         beat = EmbeddedService(
             app, thread=True, schedule_filename=str(tmp_path / "celerybeat-schedule")
