@@ -191,15 +191,15 @@ def online_users(table_id: int) -> set[int]:
 
 def watchers_changed(table_id: int) -> None:
     """Tell the table and the lobby how many are watching (not an event: nothing to replay)."""
-    n = watchers(table_id)
-    table = Table.objects.filter(pk=table_id).values("private", "status").first()
+    table = Table.objects.filter(pk=table_id).only("private", "settings").first()
     if table is None:
         return
+    n = watchers(table_id)
     outgoing: list[tuple[str, dict[str, Any]]] = [
         (group, {"type": "table.watchers", "watchers": n})
-        for group in broadcast.all_groups(table_id, Table.objects.get(pk=table_id).players)
+        for group in broadcast.all_groups(table_id, table.players)
     ]
-    if not table["private"]:
+    if not table.private:
         outgoing.append(
             (broadcast.LOBBY_GROUP, {"type": "lobby.watchers", "table": table_id, "watchers": n})
         )

@@ -331,15 +331,22 @@ def game_abort(*, table_id: int, user: Any) -> Table:
             raise TableError(
                 "already_played", _("A bone has been played: the game can no longer be aborted.")
             )
-        Game.objects.filter(pk=game.pk).update(
-            status=Game.Status.ABORTED, deadline=None, finished_at=timezone.now()
-        )
-        Table.objects.filter(pk=table.pk).update(status=Table.Status.ABORTED)
-        table.status = Table.Status.ABORTED
-        Seat.objects.filter(table=table).update(away_since=None, grace_until=None)
+        _abort(table, game)
         _game_aborted(game)
         _record(table, public=[{"type": "game_aborted", "seat": seat}])
     return table
+
+
+def _abort(table: Table, game: Game) -> None:
+    """End `game` with no result, inside the caller's transaction: the game and its table are
+    aborted, no clock runs and no seat is held any more."""
+    Game.objects.filter(pk=game.pk).update(
+        status=Game.Status.ABORTED, deadline=None, finished_at=timezone.now()
+    )
+    game.status = Game.Status.ABORTED
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.ABORTED)
+    table.status = Table.Status.ABORTED
+    Seat.objects.filter(table=table).update(away_since=None, grace_until=None)
 
 
 def _game_aborted(game: Game) -> None:
@@ -421,12 +428,7 @@ def game_void(*, table_id: int, by: Any, reason: str) -> Game:
         if game is None:
             raise TableError("no_game", _("There is no game in progress at this table."))
         table = _open_table(table_id)
-        Game.objects.filter(pk=game.pk).update(
-            status=Game.Status.ABORTED, finished_at=timezone.now()
-        )
-        game.status = Game.Status.ABORTED
-        Table.objects.filter(pk=table.pk).update(status=Table.Status.ABORTED)
-        table.status = Table.Status.ABORTED
+        _abort(table, game)
         _ledger_call(ledger.game_refund, game_id=game.pk, by=by, why=reason.strip())
         _record(table, public=[{"type": "game_voided"}], game=game)
     log.info("game %s voided by %s: %s", game.pk, by.pk, reason)
@@ -670,14 +672,7 @@ def game_call_off(*, table_id: int, reason: str, waiting_only: bool = False) -> 
         game = Game.objects.select_for_update().filter(table=table, status__in=statuses).first()
         if game is None:
             return None
-        now = timezone.now()
-        Game.objects.filter(pk=game.pk).update(
-            status=Game.Status.ABORTED, finished_at=now, deadline=None
-        )
-        game.status = Game.Status.ABORTED
-        Table.objects.filter(pk=table.pk).update(status=Table.Status.ABORTED)
-        table.status = Table.Status.ABORTED
-        Seat.objects.filter(table=table).update(away_since=None, grace_until=None)
+        _abort(table, game)
         _game_aborted(game)
         _record(table, public=[{"type": "game_aborted", "reason": reason}], game=game)
     return game
