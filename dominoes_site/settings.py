@@ -179,17 +179,47 @@ USING_POSTGRES = DATABASES["default"]["ENGINE"].endswith("postgresql")
 
 # --- Redis, channel layer, broker -----------------------------------------------------------
 REDIS_URL = env.str("REDIS_URL", default="")
+# Read timeout of every Redis connection: longer than any blocking command the house sends
+# (the channel layer's 5 s pop, the broker's 1 s pop), short enough to notice a dead server.
+REDIS_SOCKET_TIMEOUT = 15
+# Connections each daphne's channel layer may hold at once (one is its blocking receive).
+REDIS_LAYER_CONNECTIONS = env.int("REDIS_LAYER_CONNECTIONS", default=64)
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             # The list-based layer: a message waits in Redis until its consumer takes it
             # (pub/sub delivers at most once, and lost updates under test).
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": env.str("CHANNELS_PREFIX", "dominoes")},
+            # On a blocking pool of a stated size (dominoes_site/channel_layer.py).
+            "BACKEND": "dominoes_site.channel_layer.HouseRedisChannelLayer",
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        # The layer's receive is a blocking pop of up to 5 s (`brpop_timeout`):
+                        # a read timeout must be longer, or every quiet socket dies at 5 s.
+                        "socket_timeout": REDIS_SOCKET_TIMEOUT,
+                        "socket_connect_timeout": 5,
+                        "socket_keepalive": True,
+                        "health_check_interval": 30,
+                        # Per daphne (one event loop): a burst of group_adds waits its turn
+                        # for up to `timeout` seconds instead of failing.
+                        "max_connections": REDIS_LAYER_CONNECTIONS,
+                        "timeout": 20,
+                    }
+                ],
+                "prefix": env.str("CHANNELS_PREFIX", "dominoes"),
+            },
         }
     }
     CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL)
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+        "visibility_timeout": 3600,
+        # kombu blocks on BRPOP for 1 s; its reads must outlast that (see REDIS_SOCKET_TIMEOUT).
+        "socket_timeout": REDIS_SOCKET_TIMEOUT,
+        "socket_connect_timeout": 5,
+        "socket_keepalive": True,
+        "health_check_interval": 30,
+    }
 else:
     # The channel layer lives in its own SQLite file so its traffic never locks the game data.
     DATABASES["channels"] = {
@@ -233,7 +263,16 @@ else:
 # --- Cache (rate limits, presence) -----------------------------------------------------------
 if REDIS_URL:
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # No blocking commands here: the read timeout only bounds a dead server.
+            "OPTIONS": {
+                "socket_timeout": REDIS_SOCKET_TIMEOUT,
+                "socket_connect_timeout": 5,
+                "health_check_interval": 30,
+            },
+        }
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
