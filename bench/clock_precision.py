@@ -318,8 +318,6 @@ def run(args: argparse.Namespace) -> int:
             stack.start_redis()
         log("migrating")
         stack.manage("migrate", "--noinput", "-v", "0")
-        if args.stack == "embedded":
-            stack.manage("migrate", "--database", "channels", "--noinput", "-v", "0")
         spec = Path(stack.tmp / "spec.json")
         spec.write_text(
             json.dumps({"tables": args.tables, "rounds": args.rounds, "clock": args.clock})

@@ -179,8 +179,6 @@ class Stack:
         )
         if not self.args.debug:
             env["SECRET_KEY"] = os.urandom(24).hex()
-        if self.args.stack == "embedded":
-            env["CHANNELS_POLL_SECONDS"] = os.environ.get("CHANNELS_POLL_SECONDS", "0.02")
         return env
 
     # PostgreSQL and Redis (production stack) ---------------------------------------------------
@@ -1002,10 +1000,9 @@ def report(
     base: dict[str, Any],
 ) -> dict[str, Any]:
     if args.stack == "embedded":
-        layer = f"SQLite channel layer, poll {float(stack.env['CHANNELS_POLL_SECONDS']):.3f} s"
-        what = f"embedded (SQLite, {layer})"
+        what = "embedded (SQLite, in-memory channel layer with Unix sockets between processes)"
     else:
-        what = "production (PostgreSQL 15 fsync=off + Redis pub/sub channel layer, CONN_MAX_AGE 60)"
+        what = "production (PostgreSQL 15 fsync=off + Redis channel layer, CONN_MAX_AGE 60)"
     pace = f"paced at {args.rate:g} moves/s in all" if args.rate else "closed loop, no pacing"
     target = TARGETS[args.stack]
     ratio = game["latency"]["p50_ms"] / base["latency"]["p50_ms"]
@@ -1084,7 +1081,6 @@ def report(
         "rate": args.rate,
         "warmup": args.warmup,
         "seconds": args.seconds,
-        "channels_poll_seconds": stack.env.get("CHANNELS_POLL_SECONDS") or None,
         "baseline_group_sends_serial": fanout_serial(args),
         "machine_load_before_percent": round(stack.load_before, 1),
         "code": code_revision(),
@@ -1199,8 +1195,6 @@ def main(argv: list[str] | None = None) -> int:
             stack.start_redis()
         log(f"migrating ({args.stack}) in {stack.var}")
         stack.manage("migrate", "--noinput", "-v", "0")
-        if args.stack == "embedded":
-            stack.manage("migrate", "--database", "channels", "--noinput", "-v", "0")
         log(f"creating {4 * args.tables} players and {args.tables} x {args.games} started games")
         spec = stack.tmp / "spec.json"
         out = stack.tmp / "setup.json"

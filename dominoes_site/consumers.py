@@ -12,6 +12,8 @@ import json
 import time
 from typing import Any
 
+import msgspec
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.utils.translation import gettext as _
@@ -22,6 +24,7 @@ CLOSE_NOT_LOGGED_IN = 4001
 CLOSE_NOT_ALLOWED = 4003
 CLOSE_ABUSE = 4008
 MAX_FRAME_BYTES = 4096
+_JSON = msgspec.json.Encoder()
 
 
 class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
@@ -42,6 +45,16 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def on_accepted(self) -> None:
         """Hook for subclasses: the socket is open and the user may play."""
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """As channels' own, without its `close_old_connections` before every message: that is
+        a hop to the database thread and back for each one, group messages included (four or
+        more a move). Every handler here reaches the database through `database_sync_to_async`,
+        which closes old connections itself, in that thread, around each call."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def disconnect(self, code: int) -> None:
         if self.user_group:
@@ -73,6 +86,11 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.send_error(
             "unknown_type", _("Unknown message type %(type)r.") % {"type": content["type"][:40]}
         )
+
+    @classmethod
+    async def encode_json(cls, content: Any) -> str:
+        """msgspec writes the same JSON as `json.dumps` (compact), several times faster."""
+        return _JSON.encode(content).decode()
 
     async def send_error(self, code: str, message: str, **extra: Any) -> None:
         await self.send_json({"type": "error", "code": code, "message": message, **extra})

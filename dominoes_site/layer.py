@@ -9,12 +9,15 @@ would leak a pool per message. Here every such call shares one long-lived loop p
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import threading
 from typing import Any
 
-from asgiref.sync import SyncToAsync, async_to_sync
+from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
+
+log = logging.getLogger(__name__)
 
 _loop: asyncio.AbstractEventLoop | None = None
 _loop_lock = threading.Lock()
@@ -44,15 +47,55 @@ def group_send(group: str, message: dict[str, Any]) -> None:
 
 
 def group_send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
-    """Send several group messages at once: one hop to the event loop, the sends concurrent."""
+    """Send several group messages at once: one hop to the event loop, the sends concurrent.
+
+    Inside daphne the batch is handed to the server's event loop and not waited for: the
+    database thread (one per daphne, shared by every socket) goes straight on to the next
+    message instead of idling while the channel layer writes. One sender task per event loop
+    sends the batches in the order they were handed over, so a table's updates leave in the
+    order of their event numbers. Elsewhere (a Celery worker, a management command) the call
+    waits until the batch is sent.
+    """
     layer = get_channel_layer()
     if layer is None or not messages:
         return
+    loop = _outer_loop()
+    if loop is not None:
+        loop.call_soon_threadsafe(_outbox(loop, layer).put_nowait, messages)
+        return
 
     async def send_all() -> None:
-        await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))
+        await _send_batch(layer, messages)
 
-    if _outer_loop() is not None:
-        async_to_sync(send_all)()
-    else:
-        asyncio.run_coroutine_threadsafe(send_all(), _background_loop()).result(timeout=30)
+    asyncio.run_coroutine_threadsafe(send_all(), _background_loop()).result(timeout=30)
+
+
+async def _send_batch(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
+    await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))
+
+
+_outboxes: dict[asyncio.AbstractEventLoop, asyncio.Queue[list[tuple[str, dict[str, Any]]]]] = {}
+_outbox_lock = threading.Lock()
+
+
+def _outbox(
+    loop: asyncio.AbstractEventLoop, layer: Any
+) -> asyncio.Queue[list[tuple[str, dict[str, Any]]]]:
+    """The queue of batches waiting to be sent on `loop`, with its sender task (made on first
+    use, from any thread; the task itself starts on the loop)."""
+    with _outbox_lock:
+        queue = _outboxes.get(loop)
+        if queue is None:
+            queue = asyncio.Queue()
+            _outboxes[loop] = queue
+            loop.call_soon_threadsafe(lambda: loop.create_task(_sender(queue, layer)))
+        return queue
+
+
+async def _sender(queue: asyncio.Queue[list[tuple[str, dict[str, Any]]]], layer: Any) -> None:
+    while True:
+        messages = await queue.get()
+        try:
+            await _send_batch(layer, messages)
+        except Exception:  # a lost update is caught up by the client's resume; keep sending
+            log.exception("channel layer: could not send %d group messages", len(messages))

@@ -24,12 +24,6 @@ def _manage(*args: str) -> None:
     subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, check=True)
 
 
-def _uses_embedded_channel_layer() -> bool:
-    from django.conf import settings
-
-    return "channels" in settings.DATABASES
-
-
 def _wait_until_serving(url: str, web: subprocess.Popen[bytes], seconds: float = 60) -> None:
     """Wait until the web process answers, so the URL is printed when it works."""
     deadline = time.monotonic() + seconds
@@ -53,8 +47,6 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dominoes_site.settings")
     print("Migrating the database…", flush=True)
     _manage("migrate", "--noinput", "-v", "0")
-    if _uses_embedded_channel_layer():
-        _manage("migrate", "--database", "channels", "--noinput", "-v", "0")
     if args.demo:
         _manage("demo_setup")
 

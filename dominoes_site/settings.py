@@ -35,7 +35,6 @@ HOUSE_VARIABLES = [
     "CHANNELS_PREFIX",
     "CELERY_BROKER_URL",
     "CELERY_POLL_SECONDS",
-    "CHANNELS_POLL_SECONDS",
     "CELERY_TASK_ALWAYS_EAGER",
     "CELERY_CONCURRENCY",
     "ACCOUNT_EMAIL_VERIFICATION",
@@ -221,29 +220,13 @@ if REDIS_URL:
         "health_check_interval": 30,
     }
 else:
-    # The channel layer lives in its own SQLite file so its traffic never locks the game data.
-    DATABASES["channels"] = {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": VAR_DIR / "channels.sqlite3",
-        "OPTIONS": SQLITE_OPTIONS,
-    }
+    # In memory, with Unix sockets between processes (dominoes_site/socket_layer.py).
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "dominoes_site.channel_layer.HouseSQLiteChannelLayer",
-            "CONFIG": {
-                "database": "channels",
-                "polling_interval": env.float("CHANNELS_POLL_SECONDS", default=0.02),
-                "expiry": 60,
-                "group_expiry": 86400,
-                "capacity": 500,
-                # channels-lite's capacity check takes a second pooled connection while its
-                # group_send holds one: enough concurrent sends exhaust the pool and wait forever.
-                "enforce_capacity": False,
-            },
+            "BACKEND": "dominoes_site.socket_layer.HouseSocketChannelLayer",
+            "CONFIG": {"folder": str(VAR_DIR / "channels"), "expiry": 60, "capacity": 500},
         }
     }
-    INSTALLED_APPS.append("channels_lite")
-    DATABASE_ROUTERS = ["dominoes_site.db_routers.HouseRouter"]
     BROKER_DIR = VAR_DIR / "broker"
     for _sub in ("queue", "processed", "control"):
         (BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)

@@ -7,11 +7,9 @@ import asyncio.runners
 import datetime as dt
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
 from django.conf import settings
-from django.core.management import call_command
 
 from accounts.models import AgeStatus, User
 
@@ -35,14 +33,6 @@ def _cancel_all_tasks_bounded(loop: asyncio.AbstractEventLoop) -> None:
 
 
 asyncio.runners._cancel_all_tasks = _cancel_all_tasks_bounded  # type: ignore[attr-defined]
-
-
-@pytest.fixture(scope="session", autouse=True)
-def channel_layer_database(django_db_setup: None, django_db_blocker: Any) -> None:
-    """On the embedded default the channel layer is a SQLite file of its own: give it its tables."""
-    if "channels" in settings.DATABASES:
-        with django_db_blocker.unblock():
-            call_command("migrate", database="channels", verbosity=0)
 
 
 @pytest.fixture(autouse=True)

@@ -24,6 +24,7 @@ def _child_setup() -> None:
     SyncToAsync.context_to_thread_executor.clear()
     channel_layers.backends.clear()
     layer_module._loop = None
+    layer_module._outboxes.clear()
 
 
 def start_server(port: int = 0) -> Any:
