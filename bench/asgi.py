@@ -15,13 +15,10 @@ updates leave out unless it changed), and every member forwards it to its client
 stack and the same channel layer as a real move; only the database transaction, the rules and
 the per-seat view building are missing.
 
-On the embedded channel layer the group_sends of one process are made one at a time (a
-process-wide lock), as the real broadcasts are: they all leave from the one
-`database_sync_to_async` thread, one move after another. Many concurrent group_sends would also
-deadlock channels-lite's aiosqlite layer: its group_send holds a pooled connection while it takes
-a second one for each member's capacity check, so ten concurrent group_sends (the pool's size)
-wait for each other until the pool's 30-second acquisition timeout. `BENCH_FANOUT_SERIAL=1|0`
-overrides the default (serial on the embedded layer, concurrent on Redis).
+`BENCH_FANOUT_SERIAL=1` makes the group_sends of one process one at a time (a process-wide lock);
+the default is concurrent, as the real broadcasts are now (each process's sender task sends one
+move's audiences together; bench/README.md's older figures were taken with channels-lite's SQLite
+layer, which deadlocked on ten concurrent group_sends, and were serial there).
 
     daphne -b 127.0.0.1 -p 8000 bench.asgi:application
 """
@@ -80,12 +77,7 @@ SAMPLE = sample_update()
 
 
 def _serial_default() -> bool:
-    from django.conf import settings
-
-    value = os.environ.get("BENCH_FANOUT_SERIAL", "")
-    if value:
-        return value.lower() in ("1", "true", "yes")
-    return "channels" in settings.DATABASES  # the embedded (SQLite) channel layer
+    return os.environ.get("BENCH_FANOUT_SERIAL", "").lower() in ("1", "true", "yes")
 
 
 SERIAL = _serial_default()

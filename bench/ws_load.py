@@ -967,8 +967,7 @@ def _drive_phase(
 
 def fanout_serial(args: argparse.Namespace) -> bool:
     """Whether bench/asgi.py makes its group_sends one at a time (see its docstring)."""
-    value = os.environ.get("BENCH_FANOUT_SERIAL", "")
-    return value.lower() in ("1", "true", "yes") if value else args.stack == "embedded"
+    return os.environ.get("BENCH_FANOUT_SERIAL", "").lower() in ("1", "true", "yes")
 
 
 def judge(args: argparse.Namespace, game: dict[str, Any], base: dict[str, Any]) -> list[Any]:

@@ -5,10 +5,14 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 from channels_redis.core import RedisChannelLayer
 from redis.asyncio import BlockingConnectionPool
+
+log = logging.getLogger(__name__)
 
 
 class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
@@ -22,7 +26,73 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
     settings above the blocking pop.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._send_many_script: Any = None
+
     def create_pool(self, index: int) -> Any:
         host = dict(self.hosts[index])
         address = host.pop("address")
         return BlockingConnectionPool.from_url(address, **host)
+
+    # One move's audiences in two round trips ------------------------------------------------
+
+    _SEND_MANY_LUA = """
+        local n = #KEYS
+        local now = tonumber(ARGV[2 * n + 1])
+        local expiry = tonumber(ARGV[2 * n + 2])
+        local over_capacity = 0
+        for i = 1, n do
+            redis.call('ZREMRANGEBYSCORE', KEYS[i], 0, now - expiry)
+            if redis.call('ZCOUNT', KEYS[i], '-inf', '+inf') < tonumber(ARGV[n + i]) then
+                redis.call('ZADD', KEYS[i], now + i * 0.000001, ARGV[i])
+                redis.call('EXPIRE', KEYS[i], expiry)
+            else
+                over_capacity = over_capacity + 1
+            end
+        end
+        return over_capacity
+    """
+
+    async def group_send_many(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
+        """Several group_sends, in the order given, in two round trips to Redis.
+
+        channels_redis's `group_send` costs four round trips a group (expire the group, read its
+        members, expire each member's queue, then an EVAL carrying the script's text), and one
+        move has up to six audiences. Here the members of every group are read in one pipeline
+        and every message is queued by one cached script (EVALSHA); each message gets a later
+        score than the one before it, so a consumer receives them in the order given.
+        """
+        if self.ring_size != 1:
+            for group, message in messages:
+                await self.group_send(group, message)
+            return
+        connection = self.connection(0)
+        now = time.time()
+        pipe = connection.pipeline(transaction=False)
+        for group, _message in messages:
+            key = self._group_key(group)
+            pipe.zremrangebyscore(key, min=0, max=int(now) - self.group_expiry)
+            pipe.zrange(key, 0, -1)
+        found = await pipe.execute()
+        keys: list[str] = []
+        bodies: list[bytes] = []
+        capacities: list[int] = []
+        for i, (_group, message) in enumerate(messages):
+            members = [name.decode("utf8") for name in found[2 * i + 1]]
+            if not members:
+                continue
+            _, to_send, capacity = self._map_channel_keys_to_connection(members, message)
+            for key, body in to_send.items():
+                keys.append(key)
+                bodies.append(body)
+                capacities.append(capacity[key])
+        if not keys:
+            return
+        if self._send_many_script is None:
+            self._send_many_script = connection.register_script(self._SEND_MANY_LUA)
+        over = await self._send_many_script(
+            keys=keys, args=[*bodies, *capacities, now, self.expiry], client=connection
+        )
+        if over:
+            log.info("%s channel queues over capacity in %d group sends", over, len(messages))

@@ -1,9 +1,9 @@
 """Sending to the channel layer from synchronous code (services, Celery tasks).
 
-Inside daphne, synchronous code runs in a thread that async_to_sync can hand back to the
-server's own event loop. A Celery worker has no event loop of its own, and async_to_sync would
-make a new one for every call; the SQLite layer keeps a connection pool per event loop, so that
-would leak a pool per message. Here every such call shares one long-lived loop per process.
+Inside daphne, synchronous code runs in a thread started by the server's own event loop: the
+messages are handed to that loop. A Celery worker has no event loop of its own, and async_to_sync
+would make a new one for every call (and the layers keep connections per event loop, so that
+would leak them per message). Here every such call shares one long-lived loop per process.
 """
 
 from __future__ import annotations
@@ -71,7 +71,10 @@ def group_send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
 
 
 async def _send_batch(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
-    await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))
+    if hasattr(layer, "group_send_many"):  # the house's layers: the whole batch at once
+        await layer.group_send_many(messages)
+    else:
+        await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))
 
 
 _outboxes: dict[asyncio.AbstractEventLoop, asyncio.Queue[list[tuple[str, dict[str, Any]]]]] = {}

@@ -144,6 +144,16 @@ class HouseSocketChannelLayer(BaseChannelLayer):  # type: ignore[misc]
         if peers:
             await self._forward(peers, ["g", group, message])
 
+    async def group_send_many(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
+        """Several group_sends in the order given: one frame to each other process."""
+        for group, message in messages:
+            assert isinstance(message, dict), "message is not a dict"
+            assert self.require_valid_group_name(group), "Group name not valid"
+            self._group_deliver(group, message)
+        peers = self._listeners()
+        if peers:
+            await self._forward(peers, ["m", "", [[g, m] for g, m in messages]])
+
     async def flush(self) -> None:
         with self._lock:
             self._inboxes.clear()
@@ -239,6 +249,9 @@ class HouseSocketChannelLayer(BaseChannelLayer):  # type: ignore[misc]
                 kind, target, message = msgspec.msgpack.decode(await reader.readexactly(size))
                 if kind == "g":
                     self._group_deliver(target, message)
+                elif kind == "m":
+                    for group, each in message:
+                        self._group_deliver(group, each)
                 else:
                     self._deliver(target, message)
         except (asyncio.IncompleteReadError, ConnectionError):

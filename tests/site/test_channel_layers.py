@@ -1,0 +1,146 @@
+"""The house's channel layers: the embedded one (memory + Unix sockets) and Redis's batch send.
+
+The embedded layer is tested across real processes: a second Python process sends, this one
+receives, as the Celery worker and daphne do under `make run`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from channels.exceptions import ChannelFull
+from django.conf import settings
+
+from dominoes_site.socket_layer import HouseSocketChannelLayer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _layer(tmp_path: Path, **options: object) -> HouseSocketChannelLayer:
+    return HouseSocketChannelLayer(folder=tmp_path / "channels", **options)  # type: ignore[arg-type]
+
+
+async def test_groups_in_one_process(tmp_path: Path) -> None:
+    layer = _layer(tmp_path)
+    a, b = await layer.new_channel(), await layer.new_channel()
+    await layer.group_add("table.1.public", a)
+    await layer.group_add("table.1.public", b)
+    await layer.group_send("table.1.public", {"type": "x.y", "n": 1})
+    assert await layer.receive(a) == {"type": "x.y", "n": 1}
+    assert await layer.receive(b) == {"type": "x.y", "n": 1}
+    await layer.group_discard("table.1.public", b)
+    await layer.group_send_many([("table.1.public", {"type": "x.y", "n": 2})])
+    assert await layer.receive(a) == {"type": "x.y", "n": 2}
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(layer.receive(b), timeout=0.2)
+    await layer.send(b, {"type": "x.y", "n": 3})
+    assert await layer.receive(b) == {"type": "x.y", "n": 3}
+
+
+async def test_a_full_queue_drops_group_messages_and_refuses_sends(tmp_path: Path) -> None:
+    layer = _layer(tmp_path, capacity=3)
+    channel = await layer.new_channel()
+    await layer.group_add("g", channel)
+    for n in range(5):
+        await layer.group_send("g", {"type": "x.y", "n": n})
+    with pytest.raises(ChannelFull):
+        await layer.send(channel, {"type": "x.y", "n": 99})
+    assert [(await layer.receive(channel))["n"] for _ in range(3)] == [0, 1, 2]
+
+
+async def test_channels_nobody_reads_are_forgotten(tmp_path: Path) -> None:
+    layer = _layer(tmp_path, expiry=60)
+    gone, kept = await layer.new_channel(), await layer.new_channel()
+    await layer.group_add("g", gone)
+    await layer.group_add("g", kept)
+    reading = asyncio.ensure_future(layer.receive(kept))  # a live consumer waits on its channel
+    await asyncio.sleep(0)
+    for inbox in layer._inboxes.values():
+        inbox.used -= 61  # a minute without a read
+    layer._swept -= 61
+    await layer.new_channel()
+    assert gone not in layer._inboxes and kept in layer._inboxes
+    assert set(layer._groups["g"]) == {kept}
+    await layer.group_send("g", {"type": "x.y"})
+    assert await reading == {"type": "x.y"}
+
+
+SENDER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from dominoes_site.socket_layer import HouseSocketChannelLayer
+
+    async def main():
+        layer = HouseSocketChannelLayer(folder=sys.argv[1])
+        for n in range(200):
+            await layer.group_send_many(
+                [("table.7.seat.0", {"type": "x.y", "n": n}), ("lobby", {"type": "x.y", "n": n})]
+            )
+        await layer.send(sys.argv[2], {"type": "x.y", "n": "direct"})
+        await layer.close()
+
+    asyncio.run(main())
+    """
+)
+
+
+async def test_another_process_reaches_this_ones_consumers_in_order(tmp_path: Path) -> None:
+    layer = _layer(tmp_path)
+    seat, lobby = await layer.new_channel(), await layer.new_channel()
+    await layer.group_add("table.7.seat.0", seat)
+    await layer.group_add("lobby", lobby)
+    # A socket file left by a process that died: senders skip it and clear it away.
+    stale = layer.folder / "p1x00000000.sock"
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(stale))
+    dead.close()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        SENDER,
+        str(layer.folder),
+        seat,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert await asyncio.wait_for(process.wait(), timeout=60) == 0
+    got = [(await asyncio.wait_for(layer.receive(seat), 10))["n"] for _ in range(201)]
+    assert got == [*range(200), "direct"]
+    assert [(await layer.receive(lobby))["n"] for _ in range(200)] == list(range(200))
+    assert not stale.exists()
+
+
+@pytest.mark.skipif(not settings.REDIS_URL, reason="the Redis layer runs on the production stack")
+async def test_redis_batch_send_reaches_every_member_in_order() -> None:
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    a, b = await layer.new_channel(), await layer.new_channel()
+    await layer.group_add("batch.one", a)
+    await layer.group_add("batch.one", b)
+    await layer.group_add("batch.two", a)
+    for n in range(20):
+        await layer.group_send_many(
+            [("batch.one", {"type": "x.y", "n": n}), ("batch.two", {"type": "x.z", "n": n})]
+        )
+    from_a = [await asyncio.wait_for(layer.receive(a), 10) for _ in range(40)]
+    from_b = [await asyncio.wait_for(layer.receive(b), 10) for _ in range(20)]
+    assert [(m["type"], m["n"]) for m in from_a] == [
+        (kind, n) for n in range(20) for kind in ("x.y", "x.z")
+    ]
+    assert [m["n"] for m in from_b] == list(range(20))
+    for group, channel in (("batch.one", a), ("batch.one", b), ("batch.two", a)):
+        await layer.group_discard(group, channel)
+
+
+def test_make_run_folder_is_short_enough_for_unix_sockets() -> None:
+    folder = Path(settings.CHANNEL_LAYERS["default"]["CONFIG"].get("folder", "/tmp"))
+    layer = HouseSocketChannelLayer(folder=folder / ("deep" * 40))
+    assert len(str(layer.path)) < 108
