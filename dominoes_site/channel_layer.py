@@ -5,14 +5,25 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
-from typing import Any
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, cast
 
 from channels_redis.core import RedisChannelLayer
 from redis.asyncio import BlockingConnectionPool
 
 log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Inbox:
+    queue: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    used: float = field(default_factory=time.monotonic)
+    readers: int = 0
 
 
 class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
@@ -29,6 +40,102 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._send_many_script: Any = None
+        self._inboxes: dict[str, _Inbox] = {}
+        self._reader: asyncio.Task[None] | None = None
+        self._reader_loop: asyncio.AbstractEventLoop | None = None
+        self._swept = time.monotonic()
+
+    # One reader a process ---------------------------------------------------------------------
+    #
+    # channels_redis lets every waiting consumer of a process take turns at a lock to pop the
+    # process's queue, one message at a time, each pop with three more round trips to keep a
+    # backup copy (so that a cancelled receive loses nothing). Here one task a process pops the
+    # queue, up to 100 messages a round trip, and hands each to its consumer's own queue; it is
+    # only cancelled when the process stops, when its consumers are gone too.
+
+    async def new_channel(self, prefix: str = "specific") -> str:
+        """Every channel of the process shares one Redis queue (the part before the "!")."""
+        return f"specific.{self.client_prefix}!{prefix}.{uuid.uuid4().hex}"
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        if "!" not in channel:
+            return cast(dict[str, Any], await super().receive(channel))
+        assert self.require_valid_channel_name(channel)
+        loop = asyncio.get_running_loop()
+        if self._reader_loop is not loop or self._reader is None or self._reader.done():
+            if (
+                self._reader_loop is not loop
+                and self._reader_loop is not None
+                and not self._reader_loop.is_closed()
+                and self._reader is not None
+                and not self._reader.done()
+            ):
+                raise RuntimeError("Two event loops are trying to receive() on one layer at once!")
+            if self._reader_loop is not loop:
+                self._inboxes = {}
+            self._reader_loop = loop
+            self._reader = loop.create_task(self._read_forever(self.non_local_name(channel)))
+        inbox = self._inboxes.get(channel)
+        if inbox is None:
+            inbox = self._inboxes[channel] = _Inbox()
+        inbox.readers += 1
+        try:
+            return await inbox.queue.get()
+        finally:
+            inbox.readers -= 1
+            inbox.used = time.monotonic()
+
+    async def _read_forever(self, name: str) -> None:
+        key = self.prefix + name
+        connection = self.connection(self.consistent_hash(name))
+        while True:
+            try:
+                async with connection.pipeline(transaction=False) as pipe:
+                    pipe.bzpopmin(key, timeout=self.brpop_timeout)
+                    pipe.zpopmin(key, count=99)
+                    first, more = await pipe.execute()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("channel layer: reading %s failed; retrying", key, exc_info=True)
+                await asyncio.sleep(1)
+                continue
+            bodies = ([first[1]] if first else []) + [body for body, _score in more]
+            for body in bodies:
+                message = self.deserialize(body)
+                targets = message.pop("__asgi_channel__", None)
+                for target in targets if isinstance(targets, list) else [targets]:
+                    self._hand_over(target, message)
+            self._sweep()
+
+    def _hand_over(self, channel: str, message: dict[str, Any]) -> None:
+        inbox = self._inboxes.get(channel)
+        if inbox is None:
+            inbox = self._inboxes[channel] = _Inbox()
+        if inbox.queue.qsize() < self.get_capacity(channel):
+            inbox.queue.put_nowait(message)
+
+    def _sweep(self) -> None:
+        """Forget the queues of channels nobody has read for `expiry` seconds."""
+        now = time.monotonic()
+        if now - self._swept < self.expiry:
+            return
+        self._swept = now
+        for name in [
+            name
+            for name, inbox in self._inboxes.items()
+            if inbox.readers == 0 and now - inbox.used > self.expiry
+        ]:
+            del self._inboxes[name]
+
+    async def flush(self) -> None:
+        if self._reader is not None and self._reader_loop is asyncio.get_running_loop():
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        self._reader = None
+        self._inboxes = {}
+        await super().flush()
 
     def create_pool(self, index: int) -> Any:
         host = dict(self.hosts[index])

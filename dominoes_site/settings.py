@@ -208,6 +208,8 @@ if REDIS_URL:
                     }
                 ],
                 "prefix": env.str("CHANNELS_PREFIX", "dominoes"),
+                # All of a daphne's sockets share one queue in Redis: room for a busy moment.
+                "capacity": 5000,
             },
         }
     }
