@@ -88,7 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for i in range(args.rounds):
             for side, tree in (("old", old_tree), ("new", ROOT)):
-                runs[side].append(_run(tree, bench_args, scratch / f"{side}-{i}.json"))
+                # (the new script would also record its run in bench/results/: not a comparison's)
+                extra = ["--no-record"] if side == "new" else []
+                runs[side].append(_run(tree, [*bench_args, *extra], scratch / f"{side}-{i}.json"))
     finally:
         subprocess.run(
             ["git", "worktree", "remove", "--force", str(old_tree)],
