@@ -33,7 +33,7 @@ from engine import (
     parse_action,
 )
 from ledger import services as ledger
-from tables import broadcast, selectors, signals
+from tables import broadcast, selectors, signals, statements
 from tables.fairdeal import commitment_of, is_entropy, new_seed, shuffled_set
 from tables.models import Game, GameAction, Hand, Seat, Table, TableEvent
 
@@ -619,7 +619,7 @@ def _commit_action(
             finished_at=now,
             result=state.result.to_dict() if state.result else None,
         )
-    updated = Game.objects.filter(pk=game.pk, version=game.version).update(**changes)
+    updated = statements.update_where(Game, changes, {"id": game.pk, "version": game.version})
     if not updated:
         raise StaleVersion(game.version)
     for name, value in changes.items():
@@ -782,16 +782,21 @@ def _save_actions(
     game: Game, actions: list[dict[str, Any]], *, first_version: int, by_player: bool = False
 ) -> None:
     """Append the applied actions; the first is the player's own when `by_player`."""
-    GameAction.objects.bulk_create(
-        GameAction(
-            game=game,
-            version=first_version + i,
-            seat=a["seat"],
-            kind=a["kind"],
-            action=a["action"],
-            by_server=not (by_player and i == 0),
-        )
-        for i, a in enumerate(actions)
+    now = timezone.now()
+    statements.insert_rows(
+        GameAction,
+        [
+            {
+                "game": game.pk,
+                "version": first_version + i,
+                "seat": a["seat"],
+                "kind": a["kind"],
+                "action": a["action"],
+                "by_server": not (by_player and i == 0),
+                "created_at": now,
+            }
+            for i, a in enumerate(actions)
+        ],
     )
 
 
@@ -824,11 +829,22 @@ def _record(
                 private[str(seat)] = public + own
         public = public + shown
     seq = table.seq + 1
-    updated = Table.objects.filter(pk=table.pk, seq=table.seq).update(seq=seq)
+    updated = statements.update_where(Table, {"seq": seq}, {"id": table.pk, "seq": table.seq})
     if not updated:
         raise TableError("stale", _("The table changed at the same moment; please try again."))
     table.seq = seq
-    TableEvent.objects.create(table=table, seq=seq, public=public, private=private)
+    statements.insert_rows(
+        TableEvent,
+        [
+            {
+                "table": table.pk,
+                "seq": seq,
+                "public": public,
+                "private": private,
+                "created_at": timezone.now(),
+            }
+        ],
+    )
     transaction.on_commit(
         lambda: broadcast.table_changed(
             table, seq, public, private, game=game, state=state, lobby=lobby, picture=picture
