@@ -59,8 +59,12 @@ def house_name(level: str, first: str) -> str:
     return f"{level.title()} {first} (house)"
 
 
-def is_house_player(user_id: int) -> bool:
-    return User.objects.filter(pk=user_id).exclude(house_level="").exists()
+def house_players_among(user_ids: tuple[int | None, ...]) -> frozenset[int]:
+    """Which of these accounts are house players (one query)."""
+    ids = [i for i in user_ids if i is not None]
+    return frozenset(
+        User.objects.filter(pk__in=ids).exclude(house_level="").values_list("pk", flat=True)
+    )
 
 
 def _check_level(level: object) -> str:

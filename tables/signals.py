@@ -13,7 +13,8 @@ from typing import Any
 from django.db import transaction
 from django.dispatch import Signal
 
-#: kwargs: game_id, table_id, version, seat (to act; None when nobody is), user_id (of that seat)
+#: kwargs: game_id, table_id, version, seat (to act; None when nobody is), user_id (of that seat),
+#: players (the user ids by seat, fixed when the game started)
 turn_changed = Signal()
 
 
@@ -27,5 +28,6 @@ def announce_turn(game: Any, state: Any) -> None:
         "version": game.version,
         "seat": seat,
         "user_id": user_id,
+        "players": tuple(game.players),
     }
     transaction.on_commit(lambda: turn_changed.send(sender=type(game), **details))
