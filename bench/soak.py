@@ -8,7 +8,7 @@ The script starts everything itself on 127.0.0.1 in a temporary folder, as bench
 (its `Stack`: a fresh VAR_DIR, and for `production` a private PostgreSQL cluster and redis-server),
 migrates, creates the players with Django sessions and their tables in a setup process, then
 starts the full server set the way `make run` does (dominoes_site/run.py): daphne serving
-`dominoes_site.asgi:application` with `--proxy-headers` and its default timeouts (one per
+`dominoes_site.asgi:application` with `--proxy-headers --websocket_connect_timeout 20` (one per
 `--daphnes`, each on its own port), one Celery worker (`--concurrency 2`) and one beat, so the
 timers and sweeps run as in real life. It stops and removes all of it at the end.
 
@@ -226,7 +226,7 @@ class Servers:
             process = self._spawn(
                 f"daphne-{port}-{self.generation}",
                 [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "--proxy-headers",
-                 "dominoes_site.asgi:application"],
+                 "--websocket_connect_timeout", "20", "dominoes_site.asgi:application"],
             )  # fmt: skip
             started.append((port, process))
         self.stack.daphnes = started  # Stack.close() stops them

@@ -64,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
             "-p",
             str(args.port),
             "--proxy-headers",
+            # A restart brings every player back at once: give a handshake time to queue.
+            "--websocket_connect_timeout",
+            "20",
             "dominoes_site.asgi:application",
         ],
         "worker": [
