@@ -1,50 +1,99 @@
 """The base of every socket: only adults with an active account get in.
 
-`HouseConsumer` checks the user at connect (closing with 4001 when not logged in and 4003 when
-the account may not play), joins the user's own group so that the house can close the user's
-sockets when the account is suspended, and answers pings with the server time (clients use it
-to draw clocks from the server's time, not their own).
+`HouseConsumer` checks the user at connect: a refused socket is accepted and at once closed with
+4001 (not logged in) or 4003 (the account may not play), so that the page learns why instead of
+a bare failed handshake. It joins the user's own group so that the house can close the user's
+sockets when the account is suspended, answers pings with the server time in epoch milliseconds
+(clients draw clocks from the server's time, not their own), and checks every frame before any
+handler sees it: text only, at most `MAX_FRAME_BYTES` bytes of UTF-8, JSON nested at most
+`MAX_DEPTH` deep with valid Unicode text, an object with a string `type`. Once a socket is
+closing (closed by the house, or gone under it) nothing more is read or sent on it.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from contextlib import nullcontext, suppress
 from typing import Any
 
 import msgspec
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from accounts.services import user_group_name, user_may_play
 
+try:  # what daphne's WebSocket protocol (autobahn) raises on a send to a socket that is closing
+    from autobahn.exception import Disconnected
+
+    SOCKET_GONE: tuple[type[Exception], ...] = (Disconnected,)
+except ImportError:  # pragma: no cover - another ASGI server
+    SOCKET_GONE = ()
+
 CLOSE_NOT_LOGGED_IN = 4001
 CLOSE_NOT_ALLOWED = 4003
 CLOSE_ABUSE = 4008
+#: The largest frame the house reads, in bytes of UTF-8; larger ones are answered `too_large`
+#: (up to daphne's own limit, `--websocket-max-message-size`, 1 MiB by default, past which
+#: daphne drops the connection before the house sees the frame).
 MAX_FRAME_BYTES = 4096
+#: How deep a message's arrays and objects may nest (the top-level object is depth 1).
+MAX_DEPTH = 32
 _JSON = msgspec.json.Encoder()
+
+
+def server_time() -> int:
+    """The server's clock in epoch milliseconds, as every socket message carries it."""
+    return int(time.time() * 1000)
 
 
 class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     user_group: str | None = None
+    #: Set once the house closed this socket or found it gone: nothing more is read or sent.
+    closed: bool = False
+    #: The language of this socket's messages (None: the site's default).
+    language: str | None = None
 
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
-            await self.close(code=CLOSE_NOT_LOGGED_IN)
+            await self.refuse(CLOSE_NOT_LOGGED_IN)
             return
         if not await database_sync_to_async(user_may_play)(user):
-            await self.close(code=CLOSE_NOT_ALLOWED)
+            await self.refuse(CLOSE_NOT_ALLOWED)
             return
         self.user_group = user_group_name(user.pk)
         await self.channel_layer.group_add(self.user_group, self.channel_name)
+        code = await self.before_accept()
+        if code is not None:
+            await self.refuse(code)
+            return
         await self.accept()
         await self.on_accepted()
 
+    async def refuse(self, code: int) -> None:
+        """Accept, then close with `code`: the page sees the code and can say why (a socket
+        closed before it is accepted is only a failed handshake to a browser)."""
+        await self.accept()
+        await self.close(code=code)
+
+    async def before_accept(self) -> int | None:
+        """Hook for subclasses, before the socket opens: a close code refuses it."""
+        return None
+
     async def on_accepted(self) -> None:
         """Hook for subclasses: the socket is open and the user may play."""
+
+    async def on_frame(self) -> None:
+        """Hook for subclasses: a frame arrived (any frame is a sign of life)."""
+
+    async def admit(self, content: dict[str, Any] | None) -> bool:
+        """Hook for subclasses (rate limits): False when the frame was refused and answered.
+        `content` is the parsed message, or None when the frame itself was refused."""
+        return True
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """As channels' own, without its `close_old_connections` before every message: that is
@@ -61,27 +110,22 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.channel_layer.group_discard(self.user_group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if text_data is None:
-            await self.send_error("bad_frame", _("Only JSON text messages are understood."))
-            return
-        if len(text_data) > MAX_FRAME_BYTES:
-            await self.send_error(
-                "too_large", _("Messages are limited to %(n)d bytes.") % {"n": MAX_FRAME_BYTES}
-            )
-            return
-        try:
-            content = json.loads(text_data)
-        except ValueError:
-            await self.send_error("bad_json", _("That message is not valid JSON."))
-            return
-        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
-            await self.send_error("bad_message", _("A message is a JSON object with a 'type'."))
-            return
-        await self.receive_json(content)
+        if self.closed:
+            return  # closing: a frame that crossed the close is not read
+        with translation.override(self.language) if self.language else nullcontext():
+            await self.on_frame()
+            content, refusal = parse_frame(text_data)
+            if not await self.admit(content):
+                return
+            if refusal is not None:
+                await self.send_error(*refusal)
+                return
+            assert content is not None
+            await self.receive_json(content)
 
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
         if content["type"] == "ping":
-            await self.send_json({"type": "pong", "server_time": time.time()})
+            await self.send_json({"type": "pong", "server_time": server_time()})
             return
         await self.send_error(
             "unknown_type", _("Unknown message type %(type)r.") % {"type": content["type"][:40]}
@@ -91,6 +135,29 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def encode_json(cls, content: Any) -> str:
         """msgspec writes the same JSON as `json.dumps` (compact), several times faster."""
         return _JSON.encode(content).decode()
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        """Send, unless the socket is closing: a group message (a watcher count, an update) may
+        reach a consumer between the close and its disconnect; daphne refuses to send then."""
+        if self.closed:
+            return
+        try:
+            await super().send(text_data=text_data, bytes_data=bytes_data, close=close)
+        except SOCKET_GONE:
+            self.closed = True
+
+    async def send_json(self, content: Any, close: bool = False) -> None:
+        # channels' own goes around `send` above (it calls the class above it directly).
+        await self.send(text_data=await self.encode_json(content), close=close)
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        with suppress(*SOCKET_GONE):
+            await super().close(code=code, reason=reason)
 
     async def send_error(self, code: str, message: str, **extra: Any) -> None:
         await self.send_json({"type": "error", "code": code, "message": message, **extra})
@@ -107,4 +174,67 @@ class HeartbeatConsumer(HouseConsumer):
     """`/ws/heartbeat/`: tells the page the server is there, and the server's time."""
 
     async def on_accepted(self) -> None:
-        await self.send_json({"type": "hello", "server_time": time.time()})
+        await self.send_json({"type": "hello", "server_time": server_time()})
+
+
+def parse_frame(text_data: str | None) -> tuple[dict[str, Any] | None, tuple[str, str] | None]:
+    """A frame's message, or the error that refuses it (code, words for the player)."""
+    if text_data is None:
+        return None, ("bad_frame", _("Only JSON text messages are understood."))
+    if _too_large(text_data):
+        return None, (
+            "too_large",
+            _("Messages are limited to %(n)d bytes.") % {"n": MAX_FRAME_BYTES},
+        )
+    try:
+        content = json.loads(text_data, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None, ("bad_json", _("That message is not valid JSON."))
+    problem = _shape_problem(content)
+    if problem is not None:
+        return None, ("bad_json", problem)
+    if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+        return None, ("bad_message", _("A message is a JSON object with a 'type'."))
+    return content, None
+
+
+def _too_large(text: str) -> bool:
+    """Over MAX_FRAME_BYTES bytes of UTF-8 (the size on the wire, not the characters); encoded
+    only when the count of characters cannot tell (a character is 1 to 4 bytes)."""
+    if len(text) > MAX_FRAME_BYTES:
+        return True
+    if len(text) * 4 <= MAX_FRAME_BYTES:
+        return False
+    return len(text.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _shape_problem(value: Any) -> str | None:
+    """Why a parsed message cannot be used, or None: nested deeper than MAX_DEPTH, or text that
+    is not valid Unicode (a lone surrogate, which no reply could carry back)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            if not _is_unicode(item):
+                return _("That message holds text that is not valid Unicode.")
+        elif isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                return _("That message is nested too deeply.")
+            if isinstance(item, dict):
+                stack.extend((key, depth) for key in item)
+                stack.extend((child, depth + 1) for child in item.values())
+            else:
+                stack.extend((child, depth + 1) for child in item)
+    return None
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -3,20 +3,26 @@
 The consumer parses and checks the shape of each message, then makes one service call (one short
 transaction). It never decides a rule. It listens to exactly one group: its seat's when the user
 sits at the table, the public one otherwise, so it can only ever receive what its user may see.
+
+Nothing with an event number leaves before the socket's answer to `hello`: updates that arrive
+first are held and, after the answer, only those it does not cover are sent, in order; watcher
+counts and chat messages that arrive first are covered by the answer (it carries both). After
+that, an update the socket has already been brought past is never sent again.
 """
 
 from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.utils import translation
+from django.db import transaction
 from django.utils.translation import gettext as _
 
 from chat.services import ChatError, chat_recent, chat_report, chat_send
-from dominoes_site.consumers import CLOSE_ABUSE, HouseConsumer
+from dominoes_site.consumers import CLOSE_ABUSE, HouseConsumer, server_time
 from house import services as house
 from tables import broadcast, presence, selectors, services
 from tables.models import Table
@@ -27,6 +33,14 @@ CLOSE_NO_TABLE = 4004
 RATE_PER_SECOND = 10.0
 BURST = 30.0
 ABUSE_STRIKES = 50
+#: Any message is a sign of life: the socket's presence is refreshed with it, at most this often.
+PRESENCE_REFRESH_SECONDS = 15.0
+#: Updates held until the answer to hello, at most (all of them are normally covered by it).
+MAX_HELD = 256
+#: The largest whole number a client may send: 2**53 - 1, the largest a JavaScript number
+#: holds exactly (and far inside every database column).
+MAX_WHOLE = 2**53 - 1
+MAX_REQUEST_ID = 64
 
 
 class TableConsumer(HouseConsumer):
@@ -35,22 +49,35 @@ class TableConsumer(HouseConsumer):
     group: str | None = None
     is_host: bool = False
     present: bool = False
+    #: The first hello has been answered: updates may be sent.
+    answered: bool = False
+    #: The highest event number this socket has been brought to.
+    sent_seq: int = -1
 
-    async def on_accepted(self) -> None:
+    async def before_accept(self) -> int | None:
+        """Find the table before the socket opens (one read): a table that does not exist, or
+        is private to someone without its code, is refused with 4004."""
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.language = _language(self.scope)
         self.tokens = BURST
         self.refilled = time.monotonic()
         self.strikes = 0
+        self.held: list[dict[str, Any]] = []
         found = await database_sync_to_async(self._load)()
-        if not found:
-            await self.close(code=CLOSE_NO_TABLE)
-            return
+        return None if found else CLOSE_NO_TABLE
+
+    async def on_accepted(self) -> None:
+        """Join the table's group and presence once the socket is open, before any frame of the
+        client's is read: by the time its hello is answered, its own arrival is already an
+        event. Not before the handshake: after a restart hundreds of sockets arrive at once, and
+        their handshakes must not queue behind each other's presence writes (daphne refuses a
+        handshake not accepted within its connect timeout)."""
         await self._join_group()
         await database_sync_to_async(presence.presence_join)(
             table_id=self.table_id, user=self.scope["user"], channel_name=self.channel_name
         )
         self.present = True
+        self.refreshed_at = time.monotonic()
 
     def _load(self) -> bool:
         table = Table.objects.filter(pk=self.table_id).first()
@@ -92,6 +119,17 @@ class TableConsumer(HouseConsumer):
 
     # --- incoming -------------------------------------------------------------------------
 
+    async def on_frame(self) -> None:
+        """Any frame is a sign of life: refresh this socket's presence, at most once every
+        PRESENCE_REFRESH_SECONDS (one small write, whatever the client sends)."""
+        if not self.present:
+            return
+        now = time.monotonic()
+        if now - self.refreshed_at < PRESENCE_REFRESH_SECONDS:
+            return
+        self.refreshed_at = now
+        await database_sync_to_async(presence.presence_seen)(channel_name=self.channel_name)
+
     def _take_token(self) -> bool:
         now = time.monotonic()
         self.tokens = min(BURST, self.tokens + (now - self.refilled) * RATE_PER_SECOND)
@@ -101,63 +139,88 @@ class TableConsumer(HouseConsumer):
             return True
         return False
 
+    async def admit(self, content: dict[str, Any] | None) -> bool:
+        """The rate limit, on every frame: refused ones are answered `rate_limited` (naming the
+        message's type and request_id when it had them); far past the limit, closed 4008."""
+        if self._take_token():
+            return True
+        self.strikes += 1
+        if self.strikes >= ABUSE_STRIKES:
+            await self.close(code=CLOSE_ABUSE)
+            return False
+        extra: dict[str, Any] = {}
+        if content is not None:
+            extra["request_type"] = content["type"][:40]
+            request_id = content.get("request_id")
+            if _is_request_id(request_id):
+                extra["request_id"] = request_id
+        await self.send_error("rate_limited", _("Too many messages; wait a moment."), **extra)
+        return False
+
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
-        if not self._take_token():
-            self.strikes += 1
-            if self.strikes >= ABUSE_STRIKES:
-                await self.close(code=CLOSE_ABUSE)
-                return
-            await self.send_error("rate_limited", _("Too many messages; wait a moment."))
-            return
         kind = content["type"]
         handler = self.HANDLERS.get(kind)
-        with translation.override(self.language):
+        request_id: str | None = None
+        try:
+            request_id = _request_id(content)
             if handler is None:
-                await super().receive_json(content)
-                return
-            try:
-                await handler(self, content)
-            except (services.TableError, ChatError) as exc:
-                await self.send_error(
-                    exc.code, exc.message, request_id=_request_id(content), **exc.extra
+                raise services.TableError(
+                    "unknown_type", _("Unknown message type %(type)r.") % {"type": kind[:40]}
                 )
+            await handler(self, content)
+        except (services.TableError, ChatError) as exc:
+            extra = dict(exc.extra)
+            if request_id is not None:
+                extra["request_id"] = request_id
+            await self.send_error(exc.code, exc.message, **extra)
 
     async def on_hello(self, content: dict[str, Any]) -> None:
         last = content.get("last_seq")
-        if last is not None and (type(last) is not int or last < 0):
-            raise services.TableError(
-                "bad_field", _("last_seq is a whole number or null."), field="last_seq"
-            )
-        await self.send_json(await database_sync_to_async(self._catch_up)(last))
+        if last is not None:
+            last = _whole(content, "last_seq", _("last_seq is a whole number or null."))
+        reply = await database_sync_to_async(self._catch_up)(last)
+        if reply is None:
+            await self.close(code=CLOSE_NO_TABLE)
+            return
+        await self._join_group()  # the seat may have changed since the socket opened
+        await self.send_json(reply)
+        self.sent_seq = max(self.sent_seq, reply["seq"])
+        self.answered = True
+        held, self.held = self.held, []
+        for message in held:
+            await self._forward(message)
 
-    def _catch_up(self, last: int | None) -> dict[str, Any]:
-        table = Table.objects.get(pk=self.table_id)
+    def _catch_up(self, last: int | None) -> dict[str, Any] | None:
+        # Read under the table's row lock: every change takes it to raise the event number, so
+        # the picture, the game and the number all show the same moment.
+        with transaction.atomic():
+            return self._read_answer(last)
+
+    def _read_answer(self, last: int | None) -> dict[str, Any] | None:
+        table = Table.objects.select_for_update().filter(pk=self.table_id).first()
+        if table is None:
+            return None
+        user_id = self.scope["user"].pk
         game = selectors.live_game(table)
-        picture = self._with_you(selectors.table_picture(table, game))
-        view = selectors.game_view(game, self.seat)
+        self.seat = selectors.seat_number(table, game, user_id)
+        reply: dict[str, Any] = {
+            "type": "snapshot",
+            "seq": table.seq,
+            "table": self._with_you(selectors.table_picture(table, game)),
+            "game": selectors.game_view(game, self.seat),
+        }
         if last is not None:
             missed = selectors.events_since(table, last, self.seat)
             if missed is not None:
-                return {
-                    "type": "resume",
-                    "seq": table.seq,
-                    "events": missed,
-                    "table": picture,
-                    "game": view,
-                    "server_time": selectors.server_time(),
-                    "chat": chat_recent(table_id=self.table_id, user_id=self.scope["user"].pk),
-                }
-        return {
-            "type": "snapshot",
-            "seq": table.seq,
-            "table": picture,
-            "game": view,
-            "server_time": selectors.server_time(),
-            "chat": chat_recent(table_id=self.table_id, user_id=self.scope["user"].pk),
-        }
+                reply["type"] = "resume"
+                reply["events"] = missed
+        reply["watchers"] = presence.watchers(table.pk)
+        reply["chat"] = chat_recent(table_id=self.table_id, user_id=user_id)
+        reply["server_time"] = server_time()
+        return reply
 
     async def on_sit(self, content: dict[str, Any]) -> None:
-        number = _int_field(content, "seat")
+        number = _whole(content, "seat")
         user = self.scope["user"]
         await database_sync_to_async(services.seat_take)(
             table_id=self.table_id, user=user, number=number
@@ -169,21 +232,19 @@ class TableConsumer(HouseConsumer):
         )
 
     async def on_ready(self, content: dict[str, Any]) -> None:
-        ready = content.get("ready", True)
-        if type(ready) is not bool:
-            raise services.TableError("bad_field", _("ready is true or false."), field="ready")
+        ready = _flag(content, "ready", _("ready is true or false."))
         await database_sync_to_async(services.seat_ready)(
             table_id=self.table_id, user=self.scope["user"], ready=ready
         )
 
     async def on_remove(self, content: dict[str, Any]) -> None:
-        number = _int_field(content, "seat")
+        number = _whole(content, "seat")
         await database_sync_to_async(services.seat_remove)(
             table_id=self.table_id, host=self.scope["user"], number=number
         )
 
     async def on_wash(self, content: dict[str, Any]) -> None:
-        hand = _int_field(content, "hand")
+        hand = _whole(content, "hand")
         await database_sync_to_async(services.hand_wash)(
             table_id=self.table_id,
             user=self.scope["user"],
@@ -192,10 +253,11 @@ class TableConsumer(HouseConsumer):
         )
 
     async def on_act(self, content: dict[str, Any]) -> None:
+        version = _whole(content, "version", _("The move must name the game version."))
         result = await database_sync_to_async(services.game_act)(
             table_id=self.table_id,
             user=self.scope["user"],
-            version=content.get("version"),
+            version=version,
             action=content.get("action"),
         )
         await self.send_json(
@@ -203,8 +265,7 @@ class TableConsumer(HouseConsumer):
         )
 
     async def on_ping(self, content: dict[str, Any]) -> None:
-        await database_sync_to_async(presence.presence_seen)(channel_name=self.channel_name)
-        await self.send_json({"type": "pong", "server_time": time.time()})
+        await self.send_json({"type": "pong", "server_time": server_time()})
 
     async def on_claim(self, content: dict[str, Any]) -> None:
         await database_sync_to_async(presence.game_claim)(
@@ -217,30 +278,45 @@ class TableConsumer(HouseConsumer):
         )
 
     async def on_rematch(self, content: dict[str, Any]) -> None:
-        want = content.get("want", True)
-        if type(want) is not bool:
-            raise services.TableError("bad_field", _("want is true or false."), field="want")
+        want = _flag(content, "want", _("want is true or false."))
         await database_sync_to_async(services.rematch_offer)(
             table_id=self.table_id, user=self.scope["user"], want=want
         )
 
     async def on_chat(self, content: dict[str, Any]) -> None:
+        kinds = [name for name in ("text", "quick", "emote") if name in content]
+        if len(kinds) != 1:
+            raise services.TableError(
+                "bad_field",
+                _("A chat message has exactly one of text, quick or emote."),
+                field="text",
+            )
+        if type(content[kinds[0]]) is not str:
+            raise services.TableError(
+                "bad_field", _("%(field)s is text.") % {"field": kinds[0]}, field=kinds[0]
+            )
         await database_sync_to_async(chat_send)(
             table_id=self.table_id, user=self.scope["user"], content=content
         )
 
     async def on_report(self, content: dict[str, Any]) -> None:
+        reported = _whole(content, "user", _("Name the player to report."))
+        reason = content.get("reason")
+        if reason is not None and type(reason) is not str:
+            raise services.TableError(
+                "bad_field", _("%(field)s is text.") % {"field": "reason"}, field="reason"
+            )
         await database_sync_to_async(chat_report)(
             table_id=self.table_id,
             reporter=self.scope["user"],
-            reported_id=content.get("user"),
-            reason=content.get("reason"),
+            reported_id=reported,
+            reason=reason,
         )
         await self.send_json({"type": "reported", "request_id": _request_id(content)})
 
     async def on_house_sit(self, content: dict[str, Any]) -> None:
         """The host seats a house player (house/services.py)."""
-        number = _int_field(content, "seat")
+        number = _whole(content, "seat")
         level = content.get("level")
         if type(level) is not str:
             raise services.TableError(
@@ -251,7 +327,7 @@ class TableConsumer(HouseConsumer):
         )
 
     async def on_house_remove(self, content: dict[str, Any]) -> None:
-        number = _int_field(content, "seat")
+        number = _whole(content, "seat")
         await database_sync_to_async(house.house_seat_remove)(
             table_id=self.table_id, host=self.scope["user"], number=number
         )
@@ -293,21 +369,34 @@ class TableConsumer(HouseConsumer):
                 None,
             )
             if mine != self.seat:
-                # Before the deal every audience sees the same; the client drops a repeated seq.
+                # Before the deal every audience sees the same; a repeated seq is not sent.
                 self.seat = mine
                 await self._join_group()
+        if not self.answered:
+            self.held.append(message)
+            del self.held[:-MAX_HELD]
+            return
+        await self._forward(message)
+
+    async def _forward(self, message: dict[str, Any]) -> None:
+        """Send an update unless this socket has already been brought to its number."""
+        if message["seq"] <= self.sent_seq:
+            return
         update = {"type": "update", "seq": message["seq"], "events": message["events"]}
-        if picture is not None:
-            update["table"] = self._with_you(picture)
+        if message["table"] is not None:
+            update["table"] = self._with_you(message["table"])
         update["game"] = message["game"]
-        update["server_time"] = selectors.server_time()
+        update["server_time"] = server_time()
         await self.send_json(update)
+        self.sent_seq = message["seq"]
 
     async def table_watchers(self, message: dict[str, Any]) -> None:
-        await self.send_json({"type": "watchers", "watchers": message["watchers"]})
+        if self.answered:  # before it, the answer to hello carries the count
+            await self.send_json({"type": "watchers", "watchers": message["watchers"]})
 
     async def chat_message(self, message: dict[str, Any]) -> None:
-        await self.send_json({"type": "chat", "message": message["message"]})
+        if self.answered:  # before it, the answer to hello carries the latest messages
+            await self.send_json({"type": "chat", "message": message["message"]})
 
 
 def _language(scope: dict[str, Any]) -> str:
@@ -320,23 +409,48 @@ def _language(scope: dict[str, Any]) -> str:
     return settings.LANGUAGE_CODE
 
 
-def _int_field(content: dict[str, Any], name: str) -> int:
+def _whole(content: dict[str, Any], name: str, message: str | None = None) -> int:
+    """A whole-number field: a JSON integer from 0 to MAX_WHOLE (not a bool, float or text)."""
     value = content.get(name)
-    if type(value) is not int:
+    if type(value) is not int or not 0 <= value <= MAX_WHOLE:
         raise services.TableError(
-            "bad_field", _("%(field)s must be a whole number.") % {"field": name}, field=name
+            "bad_field",
+            message
+            or _("%(field)s must be a whole number from 0 to %(max)d.")
+            % {"field": name, "max": MAX_WHOLE},
+            field=name,
         )
     return value
 
 
+def _flag(content: dict[str, Any], name: str, message: str) -> bool:
+    """A required true/false field."""
+    value = content.get(name)
+    if type(value) is not bool:
+        raise services.TableError("bad_field", message, field=name)
+    return value
+
+
+def _is_request_id(value: object) -> bool:
+    return type(value) is str and 1 <= len(value) <= MAX_REQUEST_ID
+
+
 def _request_id(content: dict[str, Any]) -> str | None:
-    value = content.get("request_id")
-    return value[:64] if isinstance(value, str) else None
+    """The message's request_id (None when it has none); one that is present must be a string
+    of 1 to 64 characters, or the message is refused and nothing is done."""
+    if "request_id" not in content:
+        return None
+    value = content["request_id"]
+    if not _is_request_id(value):
+        raise services.TableError(
+            "bad_field",
+            _("request_id is text of 1 to %(n)d characters.") % {"n": MAX_REQUEST_ID},
+            field="request_id",
+        )
+    return str(value)
 
 
 def _query_value(scope: dict[str, Any], name: str) -> str | None:
-    from urllib.parse import parse_qs
-
     values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get(name)
     return values[0] if values else None
 

@@ -1,7 +1,10 @@
 """Who is at a table, and what happens when a player leaves a game in progress.
 
-Each open table socket is a `Presence` row (refreshed by the page's pings; a row not seen for
-`PRESENCE_STALE_SECONDS` counts as gone, so a crashed server's sockets do not keep seats alive).
+Each open table socket is a `Presence` row, refreshed by whatever the page sends (at most every
+15 s: tables/consumers.py); the beat's sweep drops a row not seen for `PRESENCE_STALE_SECONDS`
+as a closed socket, so a crashed server's sockets do not keep seats alive. A seated player is
+online while they have a row at the table; each change of that is an event (`online`, or during
+a game `away` and `back`), so that two snapshots at one event number always show the same.
 When a seated player's last socket closes during a game, the seat is held for a grace period
 (`LEAVE_GRACE_SECONDS`, shorter when the page was closed on purpose) and everyone sees a
 countdown. When it runs out (a Celery timer, and a beat sweep behind it): one on one, the other
@@ -29,7 +32,8 @@ from tables.models import Abandonment, Game, Presence, Seat, Table
 
 log = logging.getLogger(__name__)
 
-#: A page pings every 20 s; a socket unseen for this long is gone.
+#: A socket refreshes its row at least every 20 s (pings, or any message); unseen this long, the
+#: sweep drops it.
 PRESENCE_STALE_SECONDS = 90
 #: Abandonments counted for the waiting time, and how it grows.
 ABANDON_WINDOW = timedelta(days=7)
@@ -66,65 +70,99 @@ def _seat_in(game: Game | None, user_id: int) -> int | None:
 # --- sockets coming and going -----------------------------------------------------------------
 
 
+def _seated(table_id: int, user_id: int) -> int | None:
+    """The seat this user holds at the table (before, during or after a game), or None."""
+    return (
+        Seat.objects.filter(table_id=table_id, user_id=user_id)
+        .values_list("number", flat=True)
+        .first()
+    )
+
+
 def presence_join(*, table_id: int, user: Any, channel_name: str) -> None:
-    """A socket opened at the table. A player who was away is back: their seat is theirs."""
+    """A socket opened at the table. A seated player who had none open is online again (an
+    event); one who was away from a game is back, and the seat is theirs."""
     from tables.services import _record
 
     now = timezone.now()
     with transaction.atomic():
+        seat = _seated(table_id, user.pk)
+        if seat is None:
+            Presence.objects.update_or_create(
+                channel_name=channel_name,
+                defaults={"table_id": table_id, "user": user, "seen_at": now},
+            )
+            transaction.on_commit(lambda: watchers_changed(table_id))
+            return
+        # A seated player's sockets come and go one at a time per table (its row is locked), so
+        # "was online" is exact and each change is one event.
+        table = Table.objects.select_for_update().filter(pk=table_id).first()
+        if table is None:
+            return
+        was_online = (
+            Presence.objects.filter(table_id=table_id, user=user)
+            .exclude(channel_name=channel_name)
+            .exists()
+        )
         Presence.objects.update_or_create(
             channel_name=channel_name,
             defaults={"table_id": table_id, "user": user, "seen_at": now},
         )
         game = _playing_game(table_id)
-        seat = _seat_in(game, user.pk)
-        if seat is None:
-            transaction.on_commit(lambda: watchers_changed(table_id))
-            return
-        back = Seat.objects.filter(table_id=table_id, number=seat, away_since__isnull=False).update(
-            away_since=None, grace_until=None, left_on_purpose=False
-        )
-        if back:
-            table = Table.objects.select_for_update().get(pk=table_id)
-            _record(table, public=[{"type": "back", "seat": seat}], lobby=False)
+        if _seat_in(game, user.pk) is not None:
+            back = Seat.objects.filter(
+                table_id=table_id, number=seat, away_since__isnull=False
+            ).update(away_since=None, grace_until=None, left_on_purpose=False)
+            if back:
+                _record(table, public=[{"type": "back", "seat": seat}], lobby=False)
+                return
+        if not was_online:
+            _record(table, public=[{"type": "online", "seat": seat, "online": True}], lobby=False)
 
 
 def presence_seen(*, channel_name: str) -> None:
-    """The page's ping: this socket is alive (refreshed at most every 15 s)."""
-    now = timezone.now()
-    Presence.objects.filter(
-        channel_name=channel_name, seen_at__lt=now - timedelta(seconds=15)
-    ).update(seen_at=now)
+    """A sign of life from this socket (the consumer calls this at most every 15 s)."""
+    Presence.objects.filter(channel_name=channel_name).update(seen_at=timezone.now())
 
 
 def presence_leave(*, channel_name: str, on_purpose: bool) -> None:
-    """A socket closed. If it was a seated player's last one during a game, hold the seat."""
+    """A socket closed. A seated player's last one: during a game the seat is held (`away`),
+    otherwise they are offline (`online` false)."""
+    from tables.services import _record
+
     with transaction.atomic():
         row = Presence.objects.filter(channel_name=channel_name).first()
         if row is None:
             return
-        row.delete()
-        _maybe_away(row.table_id, row.user_id, on_purpose=on_purpose)
+        table_id, user_id = row.table_id, row.user_id
+        seat = _seated(table_id, user_id)
+        if seat is None:
+            row.delete()
+            transaction.on_commit(lambda: watchers_changed(table_id))
+            return
+        table = Table.objects.select_for_update().filter(pk=table_id).first()
+        Presence.objects.filter(pk=row.pk).delete()
+        if table is None or Presence.objects.filter(table_id=table_id, user_id=user_id).exists():
+            return  # another tab is still open
+        game = _playing_game(table_id)
+        if _seat_in(game, user_id) is not None:
+            assert game is not None
+            _away(table, game, seat, on_purpose=on_purpose)
+            return
+        _record(table, public=[{"type": "online", "seat": seat, "online": False}], lobby=False)
 
 
-def _maybe_away(table_id: int, user_id: int, *, on_purpose: bool) -> None:
+def _away(table: Table, game: Game, seat: int, *, on_purpose: bool) -> None:
+    """A player's last socket closed during the game: hold the seat for the grace."""
     from tables.services import _record
 
-    game = _playing_game(table_id)
-    seat = _seat_in(game, user_id)
-    if seat is None:
-        transaction.on_commit(lambda: watchers_changed(table_id))
-        return
-    if Presence.objects.filter(table_id=table_id, user_id=user_id, seen_at__gte=_fresh()).exists():
-        return  # another tab is still open
     now = timezone.now()
     until = now + grace_for(on_purpose=on_purpose)
-    held = Seat.objects.filter(table_id=table_id, number=seat, away_since__isnull=True).update(
+    held = Seat.objects.filter(table_id=table.pk, number=seat, away_since__isnull=True).update(
         away_since=now, grace_until=until, left_on_purpose=on_purpose
     )
     if not held:
         return
-    table = Table.objects.select_for_update().get(pk=table_id)
     _record(
         table,
         public=[
@@ -137,9 +175,9 @@ def _maybe_away(table_id: int, user_id: int, *, on_purpose: bool) -> None:
         ],
         lobby=False,
     )
-    if table.players == 2 or table.on_leave != Table.OnLeave.FORFEIT or game is None:
+    if table.players == 2 or table.on_leave != Table.OnLeave.FORFEIT:
         return  # nothing happens by itself when the grace ends: no timer needed
-    game_id = game.pk
+    table_id, game_id = table.pk, game.pk
 
     def queue() -> None:
         from tables.tasks import grace_expire
@@ -182,11 +220,9 @@ def watchers(table_id: int) -> int:
 
 
 def online_users(table_id: int) -> set[int]:
-    return set(
-        Presence.objects.filter(table_id=table_id, seen_at__gte=_fresh()).values_list(
-            "user_id", flat=True
-        )
-    )
+    """Users with a socket open at the table (a stale one counts until the sweep drops it, and
+    that is an event): what the picture shows, changed only by events."""
+    return set(Presence.objects.filter(table_id=table_id).values_list("user_id", flat=True))
 
 
 def watchers_changed(table_id: int) -> None:

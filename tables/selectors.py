@@ -25,8 +25,12 @@ def live_game(table: Table) -> Game | None:
 
 
 def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
-    """What anyone at or watching the table sees of it, apart from the game."""
-    from tables.presence import online_users, watchers
+    """What anyone at or watching the table sees of it, apart from the game.
+
+    Every field changes only with an event (a new `seq`), so two pictures at one event number
+    are the same. The watcher count is not in it (it changes with no event: the answer to hello
+    and the `watchers` message carry it), nor the game's version (the game view has it)."""
+    from tables.presence import online_users
 
     seats = list(table.seats.select_related("user").order_by("number"))
     hand = game.hands.filter(dealt_at=None).order_by("number").first() if game else None
@@ -54,9 +58,7 @@ def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
             for s in seats
         ],
         "on_leave": table.on_leave,
-        "watchers": watchers(table.pk),
         "commitment": None if hand is None else {"hand": hand.number, "sha256": hand.commitment},
-        "game_version": None if game is None else game.version,
         "game_number": None if game is None else game.number,
         "game_url": None if game is None else reverse("history:game", args=[game.pk]),
     }

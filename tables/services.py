@@ -274,11 +274,11 @@ def seat_ready(*, table_id: int, user: Any, ready: bool) -> Table:
     _ensure_may_sit(user)
     with transaction.atomic():
         table = _open_table(table_id)
-        game = _waiting_game(table)
         seats = list(table.seats.order_by("number"))
         mine = next((s for s in seats if s.user_id == user.pk), None)
-        if mine is None:
+        if mine is None:  # before "game_started": someone watching a game has no seat to ready
             raise TableError("not_seated", _("Take a seat first."))
+        game = _waiting_game(table)
         if mine.ready == ready:
             return table
         Seat.objects.filter(pk=mine.pk).update(ready=ready)

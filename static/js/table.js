@@ -13,7 +13,9 @@ import { createSounds } from "./sounds.js";
 const PING_MS = 20000;
 const ACT_TIMEOUT_MS = 10000;
 const MAX_LOG = 80;
-const FATAL_CLOSE = new Set([4001, 4003, 4004]);
+// Closes the page must not retry (docs/protocol.md): not logged in, may not play, no such table,
+// closed for flooding. Each says why in the banner and waits for the player to reload.
+const FATAL_CLOSE = { 4001: "closed_login", 4003: "closed_not_allowed", 4004: "closed_no_table", 4008: "closed_abuse" };
 
 // ------------------------------------------------------------------------------ small helpers
 
@@ -89,6 +91,7 @@ export function startTable(app) {
     ws: null,
     lastSeq: Number.isFinite(storedSeq) ? storedSeq : null,
     table: null,
+    watchers: 0, // people watching (not part of the table's picture: it changes with no event)
     game: null,
     pending: null, // {id, version, timer}
     selected: null, // canonical bone chosen in the hand
@@ -223,13 +226,12 @@ export function startTable(app) {
       window.wsReady = false;
       stopPing();
       clearPending();
-      if (FATAL_CLOSE.has(ev.code)) {
-        const key = { 4001: "closed_login", 4003: "closed_not_allowed", 4004: "closed_no_table" }[ev.code];
-        fatal(t(key));
+      if (Object.prototype.hasOwnProperty.call(FATAL_CLOSE, ev.code)) {
+        fatal(t(FATAL_CLOSE[ev.code]));
         return;
       }
       if (state.fatal) return;
-      scheduleReconnect(ev.code === 4008 ? 3 : 0);
+      scheduleReconnect();
     });
     ws.addEventListener("error", () => {
       /* a close follows */
@@ -571,11 +573,12 @@ export function startTable(app) {
     switch (msg.type) {
       case "snapshot":
       case "resume":
-        // An update may overtake the answer to hello on a new socket: never step back from it.
+        // The server sends no update before its answer to hello; never step back all the same.
         if (state.connSeq !== null && typeof msg.seq === "number" && msg.seq < state.connSeq) {
           markReady();
           return;
         }
+        if (typeof msg.watchers === "number") state.watchers = msg.watchers;
         if (Array.isArray(msg.chat)) {
           state.chat = msg.chat;
           renderChat();
@@ -605,7 +608,7 @@ export function startTable(app) {
       case "pong":
         break;
       case "watchers":
-        if (state.table) state.table.watchers = msg.watchers;
+        if (typeof msg.watchers === "number") state.watchers = msg.watchers;
         renderHead();
         break;
       case "chat":
@@ -702,7 +705,7 @@ export function startTable(app) {
     const game = state.game;
     if (!game || state.pending || !state.ws) return false;
     const id = `c-${Date.now().toString(36)}-${++state.requestCounter}`;
-    const version = game.version ?? state.table?.game_version;
+    const version = game.version;
     if (!send({ type: "act", version, request_id: id, action })) return false;
     state.pending = {
       id,
@@ -1268,8 +1271,8 @@ export function startTable(app) {
         const per = t(`per_dumbbell_${s.workout.kind}`);
         facts.push(el("li", { class: "fact-workout", title: t("fact_workout_help", { per }) }, t("fact_workout", { workout: workoutText(s.workout), per })));
       }
-      if (table && typeof table.watchers === "number" && table.watchers > 0) {
-        facts.push(el("li", { class: "fact-watchers", title: t("watchers_help") }, tn("watchers", table.watchers)));
+      if (state.watchers > 0) {
+        facts.push(el("li", { class: "fact-watchers", title: t("watchers_help") }, tn("watchers", state.watchers)));
       }
       if (!game && table?.status) {
         const key = `status_${table.status}`;

@@ -42,6 +42,9 @@ async def test_players_chat_reaches_everyone_and_spectators_chat_never_reaches_p
     table = await sync_to_async(started)(alice, bob)
     watcher = await sync_to_async(make_user)("Watcher")
     a, b, w = [await connect(u, table.pk) for u in (alice, bob, watcher)]
+    for socket in (a, b, w):  # a socket is sent nothing of the table before its hello's answer
+        await socket.send_json_to({"type": "hello", "last_seq": None})
+        assert await next_of(socket, "snapshot") is not None
     await a.send_json_to({"type": "chat", "text": "  good   luck\n all <b>!</b> "})
     for socket in (a, b, w):
         message = await next_of(socket, "chat")
@@ -87,8 +90,14 @@ async def test_bad_chat_gets_an_error_and_posts_nothing(alice: Any, bob: Any) ->
 
 
 @pytest.mark.django_db
-def test_quick_phrases_emotes_and_the_rate_limit(alice: Any, bob: Any) -> None:
+def test_quick_phrases_emotes_and_the_rate_limit(
+    alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     table = started(alice, bob)
+    # The server's clock stops: every message below falls in one rate window, however long the
+    # machine takes to send them.
+    now = timezone.now()
+    monkeypatch.setattr(timezone, "now", lambda: now)
     assert chat.chat_send(table_id=table.pk, user=alice, content={"quick": "gg"})["kind"] == "quick"
     assert chat.chat_send(table_id=table.pk, user=alice, content={"emote": "👏"})["text"] == "👏"
     for n in range(chat.RATE_COUNT - 2):
@@ -98,7 +107,9 @@ def test_quick_phrases_emotes_and_the_rate_limit(alice: Any, bob: Any) -> None:
     assert refused.value.code == "chat_rate"
     # Others are not slowed by Alice; and the window passes.
     chat.chat_send(table_id=table.pk, user=bob, content={"text": "hello"})
-    ChatMessage.objects.filter(user=alice).update(created_at=timezone.now() - timedelta(seconds=11))
+    ChatMessage.objects.filter(user=alice).update(
+        created_at=now - chat.RATE_WINDOW - timedelta(seconds=1)
+    )
     chat.chat_send(table_id=table.pk, user=alice, content={"text": "again"})
 
 
@@ -109,14 +120,17 @@ def test_staff_time_outs_at_one_table_or_everywhere(
     table = started(alice, bob)
     other = services.table_create(host=bob, mode="citizen", players=2)
     client.force_login(warden)
+    before = timezone.now()
     page = client.post(
         "/admin/chat/chattimeout/add/",
         {"user": alice.pk, "table": table.pk, "minutes": 30, "reason": "Rude to the table"},
     )
+    after = timezone.now()
     assert page.status_code == 302, page.content.decode()[:2000]
     timeout = ChatTimeout.objects.get()
     assert timeout.by == warden and timeout.table == table
-    assert timedelta(minutes=29) < timeout.until - timezone.now() <= timedelta(minutes=30)
+    thirty = timedelta(minutes=30)
+    assert before + thirty <= timeout.until <= after + thirty
     with pytest.raises(chat.ChatError) as refused:
         chat.chat_send(table_id=table.pk, user=alice, content={"text": "hey"})
     assert refused.value.code == "chat_timeout" and "Rude to the table" in refused.value.message

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
