@@ -12,6 +12,7 @@ that, an update the socket has already been brought past is never sent again.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 from urllib.parse import parse_qs
@@ -37,6 +38,8 @@ ABUSE_STRIKES = 50
 PRESENCE_REFRESH_SECONDS = 15.0
 #: Updates held until the answer to hello, at most (all of them are normally covered by it).
 MAX_HELD = 256
+#: How long an update that overtook the one before it waits for it (see `_forward`).
+REORDER_WAIT_SECONDS = 1.0
 #: The largest whole number a client may send: 2**53 - 1, the largest a JavaScript number
 #: holds exactly (and far inside every database column).
 MAX_WHOLE = 2**53 - 1
@@ -53,6 +56,9 @@ class TableConsumer(HouseConsumer):
     answered: bool = False
     #: The highest event number this socket has been brought to.
     sent_seq: int = -1
+    #: Updates that arrived ahead of a missing number, by number, and the wait for it.
+    early: dict[int, dict[str, Any]]
+    reorder: asyncio.Future[None] | None = None
 
     async def before_accept(self) -> int | None:
         """Find the table before the socket opens (one read): a table that does not exist, or
@@ -63,6 +69,7 @@ class TableConsumer(HouseConsumer):
         self.refilled = time.monotonic()
         self.strikes = 0
         self.held: list[dict[str, Any]] = []
+        self.early = {}
         found = await database_sync_to_async(self._load)()
         return None if found else CLOSE_NO_TABLE
 
@@ -107,6 +114,8 @@ class TableConsumer(HouseConsumer):
         self.group = wanted
 
     async def disconnect(self, code: int) -> None:
+        if self.reorder is not None:
+            self.reorder.cancel()
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
         if self.present:
@@ -189,6 +198,7 @@ class TableConsumer(HouseConsumer):
         held, self.held = self.held, []
         for message in held:
             await self._forward(message)
+        await self._send_early(give_up=False)
 
     def _catch_up(self, last: int | None) -> dict[str, Any] | None:
         # Read under the table's row lock: every change takes it to raise the event number, so
@@ -379,16 +389,57 @@ class TableConsumer(HouseConsumer):
         await self._forward(message)
 
     async def _forward(self, message: dict[str, Any]) -> None:
-        """Send an update unless this socket has already been brought to its number."""
-        if message["seq"] <= self.sent_seq:
+        """Send an update unless this socket has already been brought to its number, in the
+        order of the numbers.
+
+        Changes at one table may be made by different processes (two daphnes, a worker), each
+        sending its update after its own commit, so one can overtake the one before it. An
+        update that arrives ahead of a missing number waits here, up to REORDER_WAIT_SECONDS,
+        for the missing one; then whatever waited is sent in order, and a number still missing
+        is the client's gap to resume from (docs/protocol.md).
+        """
+        seq = message["seq"]
+        if seq <= self.sent_seq:
             return
+        if seq > self.sent_seq + 1:
+            self.early[seq] = message
+            if len(self.early) > MAX_HELD:
+                await self._send_early(give_up=True)
+            elif self.reorder is None:
+                self.reorder = asyncio.ensure_future(self._wait_for_missing())
+            return
+        await self._send_update(message)
+        await self._send_early(give_up=False)
+
+    async def _send_early(self, *, give_up: bool) -> None:
+        """Send the waiting updates that now follow on (all of them when giving up)."""
+        for seq in sorted(self.early):
+            if seq <= self.sent_seq:
+                self.early.pop(seq, None)
+            elif seq == self.sent_seq + 1 or give_up:
+                message = self.early.pop(seq, None)  # (another sender may have taken it)
+                if message is not None:
+                    await self._send_update(message)
+            else:
+                break
+        if not self.early and self.reorder is not None:
+            if self.reorder is not asyncio.current_task():
+                self.reorder.cancel()
+            self.reorder = None
+
+    async def _wait_for_missing(self) -> None:
+        await asyncio.sleep(REORDER_WAIT_SECONDS)
+        if not self.closed:
+            await self._send_early(give_up=True)
+
+    async def _send_update(self, message: dict[str, Any]) -> None:
         update = {"type": "update", "seq": message["seq"], "events": message["events"]}
         if message["table"] is not None:
             update["table"] = self._with_you(message["table"])
         update["game"] = message["game"]
         update["server_time"] = server_time()
-        await self.send_json(update)
         self.sent_seq = message["seq"]
+        await self.send_json(update)
 
     async def table_watchers(self, message: dict[str, Any]) -> None:
         if self.answered:  # before it, the answer to hello carries the count

@@ -621,3 +621,84 @@ async def test_a_move_after_the_end_is_no_game(alice: Any, bob: Any) -> None:
     )
     assert error["code"] == "no_game"
     await socket.disconnect()
+
+
+# --- order across processes ------------------------------------------------------------------
+
+
+def _update(table: Table, seq: int) -> dict[str, Any]:
+    """A table update as the broadcast sends it (events only: enough for the order)."""
+    return {
+        "type": "table.update",
+        "seq": seq,
+        "events": [{"type": "test_marker", "seq": seq}],
+        "table": None,
+        "game": None,
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_update_that_overtook_the_one_before_it_waits_for_it(
+    alice: Any, bob: Any, make_user: Any
+) -> None:
+    """Two processes (two daphnes, a worker) each send their own change after their own commit,
+    so the later number can arrive first: the socket still sends them in order, no gap."""
+    from channels.layers import get_channel_layer
+
+    from tables.broadcast import public_group
+
+    table = await sync_to_async(started)(alice, bob)
+    carol = await sync_to_async(make_user)("Carol")
+    socket = await connect(carol, table.pk)
+    await socket.send_json_to({"type": "hello", "last_seq": None})
+    answer = await socket.receive_json_from(timeout=10)
+    while answer["type"] != "snapshot":
+        answer = await socket.receive_json_from(timeout=10)
+    seq = answer["seq"]
+    layer = get_channel_layer()
+    for n in (seq + 2, seq + 3, seq + 1):
+        await layer.group_send(public_group(table.pk), _update(table, n))
+    got = []
+    while len(got) < 3:
+        message = await socket.receive_json_from(timeout=10)
+        if message["type"] == "update":
+            got.append(message["seq"])
+    assert got == [seq + 1, seq + 2, seq + 3]
+    await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_number_that_never_comes_is_given_up_and_the_client_resumes(
+    alice: Any, bob: Any, make_user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update lost on the way is not waited for forever: after the wait, the updates that
+    came are sent in order and the gap is the client's to resume from, as the docs say."""
+    from channels.layers import get_channel_layer
+
+    from tables.broadcast import public_group
+
+    monkeypatch.setattr("tables.consumers.REORDER_WAIT_SECONDS", 0.2)
+    table = await sync_to_async(started)(alice, bob)
+    carol = await sync_to_async(make_user)("Carol")
+    socket = await connect(carol, table.pk)
+    await socket.send_json_to({"type": "hello", "last_seq": None})
+    answer = await socket.receive_json_from(timeout=10)
+    while answer["type"] != "snapshot":
+        answer = await socket.receive_json_from(timeout=10)
+    seq = answer["seq"]
+    layer = get_channel_layer()
+    for n in (seq + 3, seq + 2):
+        await layer.group_send(public_group(table.pk), _update(table, n))
+    got = []
+    while len(got) < 2:
+        message = await socket.receive_json_from(timeout=10)
+        if message["type"] == "update":
+            got.append(message["seq"])
+    assert got == [seq + 2, seq + 3]  # seq + 1 never came: a gap the client resumes from
+    await layer.group_send(public_group(table.pk), _update(table, seq + 1))
+    await socket.send_json_to({"type": "ping"})
+    message = await socket.receive_json_from(timeout=10)
+    while message["type"] == "watchers":
+        message = await socket.receive_json_from(timeout=10)
+    assert message["type"] == "pong"  # the late one is not sent behind the later ones
+    await socket.disconnect()
