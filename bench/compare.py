@@ -121,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     if failed:
         print(f"\nruns that failed: {', '.join(failed)}")
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(
             json.dumps({"rev": args.rev, "args": bench_args, "runs": runs, "summary": summary})
         )
