@@ -81,7 +81,9 @@ def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
     def make(width: str = "desktop", **options: Any) -> Any:
         w, h = WIDTHS[width]
         context = browser.new_context(viewport={"width": w, "height": h}, **options)
-        context.set_default_timeout(15_000)
+        # Every wait is for an event (a flag, a selector): generous, it costs time only when
+        # the event never comes, and a machine busy with other work may take a while.
+        context.set_default_timeout(30_000)
         contexts.append(context)
         return context.new_page()
 

@@ -19,7 +19,7 @@ SHAPES = [
     ("inmate", 3, {}),
     ("fives", 2, {"limit": 100}),
     ("threes", 2, {"spinner": True}),
-    ("citizen_gym", 2, {"clock": 10}),
+    ("citizen_gym", 2, {"clock": 60}),  # the longest clock: moves in real time are never late
 ]
 
 

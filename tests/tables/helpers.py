@@ -27,6 +27,11 @@ async def connect(user: Any, table_id: int, query: str = "") -> WebsocketCommuni
     )
     connected, code = await socket.connect()
     assert connected, f"socket refused with {code}"
+    # The socket joins the table's presence just after it opens, before it reads any frame: a
+    # pong says that is done (so the next socket's snapshot counts this one as there).
+    await socket.send_json_to({"type": "ping"})
+    answer = await socket.receive_json_from(timeout=30)
+    assert answer["type"] == "pong", answer
     return socket
 
 

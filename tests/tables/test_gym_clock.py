@@ -1,5 +1,11 @@
 """The Gym clock: deadlines, dumbbells given once, grace at its edges, the sweep, forfeits and
-the workouts owed."""
+the workouts owed.
+
+No test here waits for a clock to run out or races one: a dumbbell is given by calling the timer
+with a `now` past the deadline, tables get the longest clock (a minute) so that players moving in
+real time are never late however slow the machine, and where a move must land a few milliseconds
+either side of the grace, the server's clock is stopped (`frozen_now`).
+"""
 
 from __future__ import annotations
 
@@ -24,13 +30,26 @@ GRACE = timedelta(milliseconds=settings.GYM_CLOCK_GRACE_MS)
 MS = timedelta(milliseconds=1)
 
 
+#: The longest turn clock a table may have: players who move in real time are never late.
+LONG_CLOCK = 60
+
+
 def gym_table(alice: Any, bob: Any, **options: Any) -> Table:
-    options.setdefault("clock", 3)
+    options.setdefault("clock", LONG_CLOCK)
     table = services.table_create(host=alice, mode="citizen_gym", players=2, **options)
     services.seat_take(table_id=table.pk, user=bob, number=1)
     services.seat_ready(table_id=table.pk, user=alice, ready=True)
     services.seat_ready(table_id=table.pk, user=bob, ready=True)
     return table
+
+
+@pytest.fixture
+def frozen_now(monkeypatch: pytest.MonkeyPatch) -> datetime:
+    """The server's clock stopped at this moment: a deadline set a few milliseconds either side
+    of its grace stays exactly there, however long the machine takes to get to the move."""
+    moment = timezone.now()
+    monkeypatch.setattr(timezone, "now", lambda: moment)
+    return moment
 
 
 def live(table: Table) -> Game:
@@ -175,11 +194,11 @@ def test_drawing_keeps_the_running_clock(alice: Any, bob: Any) -> None:
 
 
 @pytest.mark.django_db
-def test_a_move_within_the_grace_counts(alice: Any, bob: Any) -> None:
+def test_a_move_within_the_grace_counts(alice: Any, bob: Any, frozen_now: datetime) -> None:
     table = gym_table(alice, bob)
     user, state = player_to_act(table, alice, bob)
     # The deadline passed 50 ms less than the grace ago: the move still counts.
-    deadline = timezone.now() - GRACE + timedelta(milliseconds=50)
+    deadline = frozen_now - GRACE + 50 * MS
     Game.objects.filter(table=table).update(deadline=deadline)
     game = live(table)
     result = services.game_act(
@@ -190,11 +209,13 @@ def test_a_move_within_the_grace_counts(alice: Any, bob: Any) -> None:
 
 
 @pytest.mark.django_db
-def test_a_move_after_the_grace_is_refused_and_the_dumbbell_given(alice: Any, bob: Any) -> None:
+def test_a_move_after_the_grace_is_refused_and_the_dumbbell_given(
+    alice: Any, bob: Any, frozen_now: datetime
+) -> None:
     table = gym_table(alice, bob)
     user, state = player_to_act(table, alice, bob)
     seat = state.to_act
-    Game.objects.filter(table=table).update(deadline=timezone.now() - GRACE - 50 * MS)
+    Game.objects.filter(table=table).update(deadline=frozen_now - GRACE - 50 * MS)
     game = live(table)
     with pytest.raises(services.TableError) as refused:
         services.game_act(table_id=table.pk, user=user, version=game.version, action=a_move(state))
@@ -231,12 +252,14 @@ def test_the_sweep_picks_up_a_lost_timer(alice: Any, bob: Any) -> None:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("move_first", [True, False])
-def test_a_move_racing_its_timeout_exactly_one_wins(alice: Any, bob: Any, move_first: bool) -> None:
+def test_a_move_racing_its_timeout_exactly_one_wins(
+    alice: Any, bob: Any, move_first: bool, frozen_now: datetime
+) -> None:
     """The move arrives inside the grace while the timer, from a clock that reads later, acts
     on the same version: whichever takes the game first wins, the other changes nothing."""
     table = gym_table(alice, bob)
     user, state = player_to_act(table, alice, bob)
-    Game.objects.filter(table=table).update(deadline=timezone.now() - GRACE / 2)
+    Game.objects.filter(table=table).update(deadline=frozen_now - GRACE / 2)
     game = live(table)
     outcome: dict[str, Any] = {}
     start = threading.Barrier(2)
@@ -267,7 +290,8 @@ def test_a_move_racing_its_timeout_exactly_one_wins(alice: Any, bob: Any, move_f
     for t in threads:
         t.start()
     for t in threads:
-        t.join(30)
+        t.join(120)
+    assert not any(t.is_alive() for t in threads), "a thread never finished"
     after = GameState.from_json(live(table).state)
     dumbbells = sum(after.dumbbells)
     assert (outcome["move"] == "applied") != (outcome["timer"] is True), outcome

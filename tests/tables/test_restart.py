@@ -24,10 +24,15 @@ def cookie_for(user: Any) -> str:
 
 
 async def open_socket(port: int, table_id: int, cookie: str) -> Any:
-    return await websockets.connect(
+    socket = await websockets.connect(
         f"ws://127.0.0.1:{port}/ws/tables/{table_id}/",
         additional_headers={"Cookie": cookie, "Origin": f"http://localhost:{port}"},
     )
+    # The socket joins the table's presence just after it opens, before it reads any frame: a
+    # pong says that is done (so the next socket's snapshot counts this one as there).
+    await socket.send(json.dumps({"type": "ping"}))
+    assert json.loads(await socket.recv())["type"] == "pong"
+    return socket
 
 
 async def next_picture(socket: Any, min_seq: int) -> dict[str, Any]:
