@@ -129,6 +129,14 @@ class UserAdmin(DjangoUserAdmin):
     inlines = [AgeStatusChangeInline]
     actions = [mark_verified, suspend, restore, flag_underage]
 
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        """The house's own actions first; Django's "Delete" last, not the list's first choice."""
+        actions = dict(super().get_actions(request))
+        delete = actions.pop("delete_selected", None)
+        if delete is not None:
+            actions["delete_selected"] = delete
+        return actions
+
 
 @admin.register(AgeReview)
 class AgeReviewAdmin(UserAdmin):

@@ -7,6 +7,7 @@ import re
 import zoneinfo
 from typing import Any
 
+from allauth.account.forms import LoginForm as AllauthLoginForm
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.conf import settings
@@ -108,17 +109,33 @@ class SignupForm(AllauthSignupForm):
         return born
 
 
+class LoginForm(AllauthLoginForm):  # type: ignore[misc]
+    """allauth's log-in form in the site's words; the page links to the password reset."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["login"].label = _("Email")
+        self.fields["password"].help_text = ""
+        if "remember" in self.fields:
+            self.fields["remember"].label = _("Keep me logged in on this device")
+
+
 class ProfileForm(forms.ModelForm):  # type: ignore[type-arg]
     class Meta:
         model = User
-        fields = ["display_name", "time_zone", "language"]
-        widgets = {"time_zone": forms.Select()}
+        fields = ["display_name", "time_zone", "language", "profile_visibility"]
+        widgets = {"time_zone": forms.Select(), "profile_visibility": forms.RadioSelect()}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         zones = sorted(zoneinfo.available_timezones())
         self.fields["time_zone"].widget.choices = [(z, z) for z in zones]
         self.fields["language"].required = True
+        # Left out of a form sent without it, the choice stays as it was.
+        self.fields["profile_visibility"].required = False
+
+    def clean_profile_visibility(self) -> str:
+        return str(self.cleaned_data.get("profile_visibility") or self.instance.profile_visibility)
 
     def clean_display_name(self) -> str:
         return clean_display_name_value(

@@ -26,6 +26,14 @@ class HouseLevel(models.TextChoices):
     SHARK = "shark", _("Shark")
 
 
+class ProfileVisibility(models.TextChoices):
+    """Who may open a player's profile page (the player and staff always may)."""
+
+    EVERYONE = "everyone", _("Everyone, signed in or not")
+    PLAYERS = "players", _("Signed-in players")
+    ONLY_ME = "only_me", _("Nobody but me")
+
+
 class UserManager(BaseUserManager["User"]):
     use_in_migrations = True
 
@@ -82,6 +90,16 @@ class User(AbstractUser):
         _("language"), max_length=8, choices=settings.LANGUAGES, default="en", blank=True
     )
 
+    profile_visibility = models.CharField(
+        _("who sees my profile"),
+        max_length=8,
+        choices=ProfileVisibility.choices,
+        default=ProfileVisibility.PLAYERS,
+        help_text=_(
+            "Your profile shows your games, statistics and workouts. Staff can always see it."
+        ),
+    )
+
     house_level = models.CharField(
         _("house player level"),
         max_length=8,
@@ -106,6 +124,10 @@ class User(AbstractUser):
                 condition=models.Q(house_level__in=["", *HouseLevel.values]),
                 name="house_level_known",
             ),
+            models.CheckConstraint(
+                condition=models.Q(profile_visibility__in=ProfileVisibility.values),
+                name="profile_visibility_known",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -114,6 +136,31 @@ class User(AbstractUser):
     @property
     def is_house_player(self) -> bool:
         return bool(self.house_level)
+
+    @property
+    def shown_name(self) -> str:
+        """The name pages show: the display name, or for a house player its name in the
+        reader's language ("Shark Sam (house)" is stored; Spanish reads "Tiburón Sam (casa)")."""
+        if not self.house_level:
+            return self.display_name
+        first = self.display_name.removeprefix(f"{self.house_level.title()} ")
+        first = first.removesuffix(" (house)")
+        return _("%(level)s %(name)s (house)") % {
+            "level": self.get_house_level_display(),
+            "name": first,
+        }
+
+    def profile_visible_to(self, viewer: Any) -> bool:
+        """Whether `viewer` (a user, or an anonymous visitor) may open this player's profile."""
+        if getattr(viewer, "is_authenticated", False) and (
+            viewer.pk == self.pk or (viewer.is_staff and viewer.is_active)
+        ):
+            return True
+        if self.profile_visibility == ProfileVisibility.EVERYONE:
+            return True
+        if self.profile_visibility == ProfileVisibility.PLAYERS:
+            return bool(getattr(viewer, "is_authenticated", False))
+        return False
 
     def get_full_name(self) -> str:
         return self.display_name

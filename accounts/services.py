@@ -113,7 +113,8 @@ def age_status_set(
 
     The update is a compare-and-set on the status the caller saw (`expected_status`, default
     the user's current status), so two staff members or two job runs never record the same
-    change twice. Suspending closes the user's sockets once the change is committed.
+    change twice. Once the change is committed the user's sockets check again: a suspended
+    account's close (dominoes_site/user_sockets.py).
     """
     if status not in AgeStatus.values:
         raise ValueError(f"Unknown age status {status!r}.")
@@ -133,8 +134,11 @@ def age_status_set(
         change = AgeStatusChange.objects.create(
             user=user, old_status=old, new_status=status, changed_by=changed_by, reason=reason
         )
-        if status == AgeStatus.SUSPENDED:
-            transaction.on_commit(lambda: _close_sockets(user.pk))
+        # Every socket of the account checks again once this is committed (a suspended one
+        # closes with 4003).
+        from dominoes_site.user_sockets import account_changed_on_commit
+
+        account_changed_on_commit(user.pk)
     user.age_status = status
     user.age_status_changed_at = now
     user.needs_age_review = False
@@ -148,15 +152,6 @@ def report_underage(*, user: User, reported_by: User | None, reason: str) -> Non
     user.reported_underage = True
     user.needs_age_review = True
     log.info("user %s reported underage by %s: %s", user.pk, reported_by, reason)
-
-
-def _close_sockets(user_id: int) -> None:
-    from dominoes_site.layer import group_send
-
-    group_send(
-        user_group_name(user_id),
-        {"type": "account.suspended", "message": "Your account is suspended."},
-    )
 
 
 def age_gate_failure(user: User, today: dt.date | None = None) -> str | None:

@@ -15,7 +15,10 @@ from django.views.i18n import set_language as django_set_language
 
 from accounts.age_block import block_retries, retry_block_remaining
 from accounts.forms import ProfileForm
-from accounts.models import User
+from accounts.models import ProfileVisibility, User
+
+#: Set in the session a player signed up in: the home page greets them as new, not "back".
+NEW_PLAYER_SESSION_KEY = "new_player"
 
 
 def _blocked_response(request: HttpRequest, remaining: Any) -> HttpResponse:
@@ -37,6 +40,11 @@ class SignupView(AllauthSignupView):  # type: ignore[misc]
             return _blocked_response(request, remaining)
         return super().dispatch(request, *args, **kwargs)
 
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        self.request.session[NEW_PLAYER_SESSION_KEY] = True
+        return response
+
     def form_invalid(self, form: Any) -> HttpResponse:
         if getattr(form, "under_age", False):
             response = render(
@@ -55,6 +63,14 @@ def profile(request: HttpRequest, pk: int) -> HttpResponse:
     from history.selectors import player_history
 
     player = get_object_or_404(User, pk=pk, is_active=True)
+    if not player.profile_visible_to(request.user):
+        # Neither the name nor anything else of a profile its player keeps from this viewer.
+        return render(
+            request,
+            "accounts/profile_refused.html",
+            {"players_only": player.profile_visibility == ProfileVisibility.PLAYERS},
+            status=403,
+        )
     context = {"player": player, "workouts": workouts_for_profile(player, request.user)}
     context["history"] = player_history(player, request.user, request.GET.get("games"))
     return render(request, "accounts/profile.html", context)

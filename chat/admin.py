@@ -9,11 +9,15 @@ from django import forms
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
+from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from chat.models import ChatMessage, ChatReport, ChatTimeout
+from chat.services import report_reopen, reports_handled
 
 
 class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]
@@ -37,10 +41,31 @@ class ChatMessageAdmin(ReadOnly):
 
 @admin.register(ChatReport)
 class ChatReportAdmin(ReadOnly):
-    list_display = ["created_at", "table", "reporter", "reported", "reason", "handled"]
+    list_display = [
+        "created_at",
+        "table",
+        "reporter",
+        "reported",
+        "reason",
+        "handled",
+        "handled_by",
+        "handled_at",
+        "time_out_link",
+    ]
     list_filter = ["handled"]
+    list_select_related = ["table", "reporter", "reported", "handled_by"]
     search_fields = ["reported__display_name", "reporter__display_name", "reason"]
-    readonly_fields = ["table", "reporter", "reported", "reason", "created_at", "kept_messages"]
+    readonly_fields = [
+        "table",
+        "reporter",
+        "reported",
+        "reason",
+        "created_at",
+        "kept_messages",
+        "handled_by",
+        "handled_at",
+        "time_out_link",
+    ]
     fields = [*readonly_fields, "handled"]
     actions = ["mark_handled"]
 
@@ -52,9 +77,44 @@ class ChatReportAdmin(ReadOnly):
             ((m["user"]["name"], m["text"]) for m in obj.messages),
         )
 
+    @admin.display(description=_("Time-out"))
+    def time_out_link(self, obj: ChatReport) -> str:
+        """The time-out form, with the reported player, the table and the report filled in."""
+        query = urlencode(
+            {
+                "user": obj.reported_id,
+                "table": obj.table_id,
+                "reason": _("Report %(report)s: %(reason)s")
+                % {"report": obj.pk, "reason": obj.reason or _("chat")},
+            }
+        )
+        url = f"{reverse('admin:chat_chattimeout_add')}?{query}"
+        return format_html(
+            '<a href="{}">{}</a>', url, _("Time %(player)s out") % {"player": obj.reported}
+        )
+
     @admin.action(description=_("Mark as handled"))
     def mark_handled(self, request: HttpRequest, queryset: QuerySet[ChatReport]) -> None:
-        queryset.update(handled=True)
+        done = reports_handled(
+            report_ids=list(queryset.values_list("pk", flat=True)), by=request.user
+        )
+        self.message_user(
+            request,
+            ngettext(
+                "%(n)d report marked handled by you.",
+                "%(n)d reports marked handled by you.",
+                done,
+            )
+            % {"n": done},
+        )
+
+    def save_model(self, request: HttpRequest, obj: ChatReport, form: Any, change: bool) -> None:
+        # Only "handled" can change here: through the services, so who and when are kept.
+        if "handled" in form.changed_data:
+            if obj.handled:
+                reports_handled(report_ids=[obj.pk], by=request.user)
+            else:
+                report_reopen(report_id=obj.pk, by=request.user)
 
 
 class ChatTimeoutForm(forms.ModelForm):  # type: ignore[type-arg]
@@ -74,8 +134,7 @@ class ChatTimeoutAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     form = ChatTimeoutForm
     list_display = ["user", "table", "until", "reason", "by", "created_at"]
     search_fields = ["user__display_name", "user__email", "reason"]
-    autocomplete_fields = ["user"]
-    raw_id_fields = ["table"]
+    autocomplete_fields = ["user", "table"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return ["user", "table", "until", "reason", "by", "created_at"] if obj else []

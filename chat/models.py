@@ -50,9 +50,25 @@ class ChatReport(models.Model):
     messages = models.JSONField(help_text=_("The reported player's recent messages, as sent."))
     created_at = models.DateTimeField(auto_now_add=True)
     handled = models.BooleanField(default=False)
+    handled_by = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="reports_handled",
+        help_text=_("The staff member who marked the report handled."),
+    )
+    handled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["handled", "-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                # Reports handled before who and when were kept have neither.
+                condition=Q(handled=True) | Q(handled_by__isnull=True, handled_at__isnull=True),
+                name="chat_report_handled_when",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.reporter} reported {self.reported}"

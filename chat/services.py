@@ -194,3 +194,22 @@ def chat_report(*, table_id: int, reporter: Any, reported_id: object, reason: ob
         reason=reason_text,
         messages=[message_view(m) for m in reversed(kept)],
     )
+
+
+def reports_handled(*, report_ids: list[int], by: Any) -> int:
+    """Staff mark reports handled: who and when are kept (the first time only; a report already
+    handled keeps its own). Returns how many reports were newly marked."""
+    if not (getattr(by, "is_active", False) and getattr(by, "is_staff", False)):
+        raise PermissionError("Only staff handle reports.")
+    return ChatReport.objects.filter(pk__in=report_ids, handled=False).update(
+        handled=True, handled_by=by, handled_at=timezone.now()
+    )
+
+
+def report_reopen(*, report_id: int, by: Any) -> int:
+    """Staff put a handled report back in the queue: who handled it, and when, is cleared."""
+    if not (getattr(by, "is_active", False) and getattr(by, "is_staff", False)):
+        raise PermissionError("Only staff handle reports.")
+    return ChatReport.objects.filter(pk=report_id, handled=True).update(
+        handled=False, handled_by=None, handled_at=None
+    )

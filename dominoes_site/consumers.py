@@ -1,30 +1,37 @@
-"""The base of every socket: only adults with an active account get in.
+"""The base of every socket: only adults with an active account get in, and stay in.
 
 `HouseConsumer` checks the user at connect: a refused socket is accepted and at once closed with
 4001 (not logged in) or 4003 (the account may not play), so that the page learns why instead of
-a bare failed handshake. It joins the user's own group so that the house can close the user's
-sockets when the account is suspended, answers pings with the server time in epoch milliseconds
-(clients draw clocks from the server's time, not their own), and checks every frame before any
-handler sees it: text only, at most `MAX_FRAME_BYTES` bytes of UTF-8, JSON nested at most
-`MAX_DEPTH` deep with valid Unicode text, an object with a string `type`. Once a socket is
-closing (closed by the house, or gone under it) nothing more is read or sent on it.
+a bare failed handshake. It joins the user's own group, so that a change to the account (a
+log-out, a new password, a suspension, a corrected date of birth) makes each of the user's
+sockets check again and close when it may no longer act; and every action a subclass carries
+out through `call` checks the account's generation first (dominoes_site/user_sockets.py). It
+answers pings with the server time in epoch milliseconds (clients draw clocks from the server's
+time, not their own), and checks every frame before any handler sees it: text only, at most
+`MAX_FRAME_BYTES` bytes of UTF-8, JSON nested at most `MAX_DEPTH` deep with valid Unicode text,
+an object with a string `type`. Once a socket is closing (closed by the house, or gone under
+it) nothing more is read or sent on it.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from contextlib import nullcontext, suppress
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import msgspec
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from accounts.services import user_group_name, user_may_play
+from accounts.services import user_group_name
+from dominoes_site import user_sockets
+from dominoes_site.user_sockets import CLOSE_NOT_ALLOWED, CLOSE_NOT_LOGGED_IN, Refusal
 
 try:  # what daphne's WebSocket protocol (autobahn) raises on a send to a socket that is closing
     from autobahn.exception import Disconnected
@@ -33,8 +40,6 @@ try:  # what daphne's WebSocket protocol (autobahn) raises on a send to a socket
 except ImportError:  # pragma: no cover - another ASGI server
     SOCKET_GONE = ()
 
-CLOSE_NOT_LOGGED_IN = 4001
-CLOSE_NOT_ALLOWED = 4003
 CLOSE_ABUSE = 4008
 #: The largest frame the house reads, in bytes of UTF-8; larger ones are answered `too_large`
 #: (up to daphne's own limit, `--websocket-max-message-size`, 1 MiB by default, past which
@@ -43,6 +48,16 @@ MAX_FRAME_BYTES = 4096
 #: How deep a message's arrays and objects may nest (the top-level object is depth 1).
 MAX_DEPTH = 32
 _JSON = msgspec.json.Encoder()
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+class AccountRefused(Exception):
+    """The socket's account may no longer act: the socket closes (`refusal` says how and why)."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.message)
+        self.refusal = refusal
 
 
 def server_time() -> int:
@@ -56,23 +71,81 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     closed: bool = False
     #: The language of this socket's messages (None: the site's default).
     language: str | None = None
+    #: The session the socket was opened with, and the account generation it last found in
+    #: good standing (dominoes_site/user_sockets.py).
+    session_key: str | None = None
+    generation: str | None = None
 
     async def connect(self) -> None:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.refuse(CLOSE_NOT_LOGGED_IN)
             return
-        if not await database_sync_to_async(user_may_play)(user):
-            await self.refuse(CLOSE_NOT_ALLOWED)
-            return
+        # Into the user's group before the check: any change from now on reaches this socket.
         self.user_group = user_group_name(user.pk)
         await self.channel_layer.group_add(self.user_group, self.channel_name)
+        refusal = await database_sync_to_async(self._check_at_connect)()
+        if refusal is not None:
+            await self.refuse(refusal.code)
+            return
         code = await self.before_accept()
         if code is not None:
             await self.refuse(code)
             return
         await self.accept()
         await self.on_accepted()
+
+    def _check_at_connect(self) -> Refusal | None:
+        """The account's standing as the socket opens (in the database thread): the generation
+        first, then the account read afresh against the session the handshake carried."""
+        session = self.scope["session"]
+        self.session_key = session.session_key
+        user_id = self.scope["user"].pk
+        token = user_sockets.generation(user_id)
+        data = {
+            SESSION_KEY: session.get(SESSION_KEY),
+            HASH_SESSION_KEY: session.get(HASH_SESSION_KEY),
+        }
+        user, refusal = user_sockets.standing(user_id, self.session_key, data)
+        if refusal is None:
+            self.generation = token
+            self.scope["user"] = user
+        return refusal
+
+    def check_standing(self, *, always: bool = False) -> None:
+        """In the database thread: raise `AccountRefused` unless this socket's account may still
+        act. Only a read of the account's generation from the cache when nothing changed (or
+        `always`: a change was announced)."""
+        user_id = self.scope["user"].pk
+        if (
+            not always
+            and self.generation
+            and user_sockets.generation_seen(user_id) == self.generation
+        ):
+            return
+        token = user_sockets.generation(user_id)
+        user, refusal = user_sockets.standing(user_id, self.session_key)
+        if refusal is not None:
+            raise AccountRefused(refusal)
+        self.generation = token
+        self.scope["user"] = user
+
+    async def call(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """Carry out an action: `fn` in the database thread, once the account is found still in
+        good standing, in the same hop. Raises `AccountRefused` (`receive` closes the socket)."""
+
+        def checked() -> _T:
+            self.check_standing()
+            return fn(*args, **kwargs)
+
+        result: _T = await database_sync_to_async(checked)()
+        return result
+
+    async def close_refused(self, refusal: Refusal) -> None:
+        """Close the socket for good: a 4003 is told why first (a `suspended` message)."""
+        if refusal.code == CLOSE_NOT_ALLOWED:
+            await self.send_json({"type": "suspended", "message": refusal.message})
+        await self.close(code=refusal.code)
 
     async def refuse(self, code: int) -> None:
         """Accept, then close with `code`: the page sees the code and can say why (a socket
@@ -121,7 +194,10 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 await self.send_error(*refusal)
                 return
             assert content is not None
-            await self.receive_json(content)
+            try:
+                await self.receive_json(content)
+            except AccountRefused as exc:
+                await self.close_refused(exc.refusal)
 
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
         if content["type"] == "ping":
@@ -162,12 +238,18 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def send_error(self, code: str, message: str, **extra: Any) -> None:
         await self.send_json({"type": "error", "code": code, "message": message, **extra})
 
-    async def account_suspended(self, event: dict[str, Any]) -> None:
-        """Sent to the user's group when the account may no longer play."""
-        await self.send_json(
-            {"type": "suspended", "message": event.get("message", "Your account is suspended.")}
-        )
-        await self.close(code=CLOSE_NOT_ALLOWED)
+    async def account_changed(self, event: dict[str, Any]) -> None:
+        """Sent to the user's group when the account changed: check again, close if refused."""
+        if self.closed or self.generation is None:
+            return  # closing, or not yet open (the check at connect comes after the join)
+        with translation.override(self.language) if self.language else nullcontext():
+            try:
+                await database_sync_to_async(self.check_standing)(always=True)
+            except AccountRefused as exc:
+                await self.close_refused(exc.refusal)
+
+    #: The name this message had before every change of the account was announced.
+    account_suspended = account_changed
 
 
 class HeartbeatConsumer(HouseConsumer):

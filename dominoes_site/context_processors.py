@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
@@ -30,4 +31,8 @@ def _navigation(request: HttpRequest) -> list[dict[str, Any]]:
 
 
 def site(request: HttpRequest) -> dict[str, Any]:
-    return {"site_name": "Dominologist", "navigation": _navigation(request)}
+    return {
+        "site_name": "Dominologist",
+        "navigation": _navigation(request),
+        "support_email": settings.SUPPORT_EMAIL,  # how players reach the staff
+    }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from email.utils import parseaddr
 from pathlib import Path
 
 import environ
@@ -46,6 +47,7 @@ HOUSE_VARIABLES = [
     "LEAVE_GRACE_CLOSED_SECONDS",
     "EMAIL_URL",
     "DEFAULT_FROM_EMAIL",
+    "SUPPORT_EMAIL",
     "SECURE_SSL_REDIRECT",
     "SECURE_HSTS_SECONDS",
     "SECURE_HSTS_INCLUDE_SUBDOMAINS",
@@ -97,7 +99,8 @@ INSTALLED_APPS = [
     "django.contrib.sites",
     "channels",
     "allauth",
-    "allauth.account",
+    # allauth's account app, labelled "E-mail addresses" so admin shows one "Accounts" (ours)
+    "dominoes_site.allauth_apps.AllauthAccountConfig",
     "dominoes_site",
     "accounts",
     "tables",
@@ -107,11 +110,14 @@ INSTALLED_APPS = [
     "ledger",
     "tournaments",
     "house",
+    "staff",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Content-Security-Policy and Permissions-Policy on every page (dominoes_site/headers.py)
+    "dominoes_site.headers.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -294,6 +300,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 5.0,
         "options": {"expires": 10},
     },
+    # Open tables nobody has been at for 15 minutes leave the lobby (tables/idle.py).
+    "idle-tables-close": {
+        "task": "tables.tasks.idle_tables_close",
+        "schedule": 60.0,
+        "options": {"expires": 50},
+    },
     # Game history: a finished game's players' records are written when it ends; this sweep
     # catches a game any other path finished.
     "history-archive-sweep": {
@@ -346,10 +358,18 @@ ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_EMAIL_VERIFICATION = env.str("ACCOUNT_EMAIL_VERIFICATION", default="optional")
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
-ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}
+ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm", "login": "accounts.forms.LoginForm"}
 ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Dominologist] "
-ACCOUNT_RATE_LIMITS = {"login_failed": "10/m/ip,5/5m/key"}
+# Log-in limits count wrong passwords, not log-ins (accounts/login_limits.py, for the site's log-in
+# and the admin's): allauth's own "login_failed" held a place for every log-in until it succeeded,
+# and "login" counted every attempt, so a club logging in together from one address was refused.
+ACCOUNT_RATE_LIMITS = {
+    "login": None,
+    "login_failed": None,
+    "login_failed_account": "5/5m/key",
+    "login_failed_address": "10/m/ip",
+}
 # Sign-up is refused for 24 hours in a browser that declared an age under 18.
 AGE_RETRY_BLOCK_SECONDS = 24 * 60 * 60
 # Optional: days after sign-up within which staff must verify an account's age (off when unset).
@@ -379,6 +399,9 @@ else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Dominologist <house@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Where players write to the staff (shown on the password-reset and account pages): by default
+# the address the house's e-mails come from.
+SUPPORT_EMAIL = env.str("SUPPORT_EMAIL", default="") or parseaddr(DEFAULT_FROM_EMAIL)[1]
 
 # --- Internationalisation -------------------------------------------------------------------
 LANGUAGE_CODE = "en"
@@ -387,6 +410,8 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# One date format across the site, "1 Dec 2026, 14:05" in every language (dominoes_site/formats).
+FORMAT_MODULE_PATH = ["dominoes_site.formats"]
 
 # --- Static files ---------------------------------------------------------------------------
 STATIC_URL = "/static/"

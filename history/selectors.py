@@ -147,7 +147,7 @@ def dealt_as_sent(game: Game, through: int | None) -> dict[int, dict[int, list[s
 def _names(game: Game) -> list[str]:
     users = get_user_model().objects.in_bulk([p for p in game.players if p is not None])
     return [
-        users[p].display_name if p in users else gettext("Seat {n}").format(n=i)
+        users[p].shown_name if p in users else gettext("Seat {n}").format(n=i)
         for i, p in enumerate(game.players)
     ]
 
@@ -622,12 +622,11 @@ def player_history(player: Any, viewer: Any, page: str | int | None = None) -> d
             {
                 "record": record,
                 "game_id": record.game_id,
+                # the players themselves: the page links each name to its profile
                 "partners": [
-                    o.user.display_name
-                    for o in table_mates
-                    if o.side == record.side and o.user_id != player.pk
+                    o.user for o in table_mates if o.side == record.side and o.user_id != player.pk
                 ],
-                "opponents": [o.user.display_name for o in table_mates if o.side != record.side],
+                "opponents": [o.user for o in table_mates if o.side != record.side],
                 "best_other": max(
                     (o.score for o in table_mates if o.side != record.side), default=0
                 ),

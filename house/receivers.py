@@ -1,4 +1,5 @@
-"""The house's ear on the tables: when the turn passes to a house player, queue its move."""
+"""The house's ear on the tables: when the turn passes to a house player, queue its move; when
+a game with house players is over, they offer (or accept) the rematch."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def on_turn_changed(
     players: tuple[int, ...] = (),
     **kwargs: Any,
 ) -> None:
-    if user_id is None:
+    if user_id is None and not players:
         return
     key = (game_id, players)
     house = _HOUSE_AMONG.get(key)
@@ -36,5 +37,9 @@ def on_turn_changed(
         if len(_HOUSE_AMONG) >= _REMEMBERED:
             _HOUSE_AMONG.clear()
         _HOUSE_AMONG[key] = house
+    if user_id is None:
+        if house:  # nobody to act: perhaps the game is over, and the house wants a rematch
+            services.house_rematch_queue(game_id=game_id)
+        return
     if user_id in house:
         services.house_turn_queue(game_id=game_id, version=version)

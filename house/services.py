@@ -7,6 +7,9 @@ and an address that cannot receive mail, so nobody can ever log in as one. Their
 "(house)", which a person's display name cannot contain: a house player is never passed off as a
 person.
 
+After a game its house players offer the rematch at once (`house_rematch_accept`), so a person
+who presses "rematch" starts the next game.
+
 Its moves: when the turn passes to a house player (tables.signals.turn_changed, after commit),
 `house_turn_queue` queues `house.tasks.house_act` for that game version with a short, human
 pace; the task calls `house_turn`, which decides from the seat's view alone (engine.bots) and
@@ -247,6 +250,46 @@ def house_turn(*, game_id: int, version: int) -> bool:
             log.error("house player %s: fallback refused too (%s)", bot.display_name, again.code)
             return False
     return True
+
+
+def house_rematch_queue(*, game_id: int) -> None:
+    """After commit, when nobody is to act at a game with house players: if it is over, they
+    offer the rematch, at the house's pace (inline under eager tasks)."""
+    from house.tasks import house_rematch
+
+    if current_app.conf.task_always_eager:
+        house_rematch.apply((game_id,))
+    else:
+        house_rematch.apply_async((game_id,), countdown=settings.HOUSE_PLAYER_PACE_SECONDS)
+
+
+def house_rematch_accept(*, game_id: int) -> int:
+    """The house players of this finished game want a rematch: a person who offers one (or has
+    offered it already) gets it at once, since the last "yes" starts the next game. Does nothing
+    unless the game is over and still its table's last; returns how many house players offered.
+    A refusal (a tournament's table, a stake a house player cannot cover) is logged, not raised:
+    the person is simply not given a rematch."""
+    game = Game.objects.select_related("table").filter(pk=game_id).first()
+    if game is None or game.status != Game.Status.FINISHED:
+        return 0
+    if game.table.status != Table.Status.FINISHED:
+        return 0
+    if game.table.games.filter(number__gt=game.number).exists():
+        return 0
+    ids = [p for p in game.players if p is not None]
+    bots = {u.pk: u for u in User.objects.filter(pk__in=ids).exclude(house_level="")}
+    offered = 0
+    for player in game.players:
+        bot = bots.get(player)
+        if bot is None:
+            continue
+        try:
+            tables.rematch_offer(table_id=game.table_id, user=bot, want=True)
+        except tables.TableError as exc:
+            log.info("house player %s: no rematch at table %s (%s)", bot, game.table_id, exc.code)
+            continue
+        offered += 1
+    return offered
 
 
 def house_sweep(*, now: dt.datetime | None = None) -> int:

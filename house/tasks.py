@@ -16,3 +16,10 @@ def house_act(game_id: int, version: int) -> bool:
 def house_sweep() -> int:
     """Plays any house player's turn that has waited too long (a lost task); returns how many."""
     return services.house_sweep()
+
+
+@shared_task(name="house.tasks.house_rematch", ignore_result=True)
+def house_rematch(game_id: int) -> int:
+    """The house players of a finished game want a rematch (nothing if the game is not over or
+    another has started at its table); returns how many offered."""
+    return services.house_rematch_accept(game_id=game_id)

@@ -15,7 +15,7 @@ from house import services
 from house.forms import PracticeForm
 from tables.forms import TableForm
 from tables.services import TableError
-from tables.views import lobby_tables_context
+from tables.views import lobby_page_context
 
 
 @login_required
@@ -38,5 +38,5 @@ def practice(request: HttpRequest) -> HttpResponse:
             messages.success(request, _("Your practice game has started. Good luck!"))
             return redirect(table.get_absolute_url())
     # refused: the lobby again, with the reasons on the Practice form
-    context = {"form": TableForm(), "practice_form": form, **lobby_tables_context(request)}
+    context = {"form": TableForm(), "practice_form": form, **lobby_page_context(request)}
     return render(request, "tables/lobby.html", context, status=400)

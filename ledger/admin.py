@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.contrib import admin, messages
 from django.db.models import Exists, OuterRef, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import render
+from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -157,47 +155,6 @@ class TableStakeAdmin(ReadOnlyAdmin):
     inlines = [StakeItemInline]
 
 
-class VoidForm(forms.Form):
-    reason = forms.CharField(
-        label=_("Why is the game voided?"), widget=forms.Textarea(attrs={"rows": 3})
-    )
-
-
-@admin.action(description=_("Void the game and refund every stake"), permissions=["adjust"])
-def void_games(
-    modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[StakedGame]
-) -> HttpResponse | None:
-    from tables.services import TableError, game_void
-
-    if "apply" in request.POST:
-        form = VoidForm(request.POST)
-        if form.is_valid():
-            for game in queryset:
-                try:
-                    game_void(
-                        table_id=game.table_id, by=request.user, reason=form.cleaned_data["reason"]
-                    )
-                except TableError as exc:
-                    modeladmin.message_user(request, f"{game}: {exc.message}", level=messages.ERROR)
-                else:
-                    modeladmin.message_user(request, _("%(game)s voided.") % {"game": game})
-            return None
-    else:
-        form = VoidForm()
-    return render(
-        request,
-        "admin/ledger/void.html",
-        {
-            **modeladmin.admin_site.each_context(request),
-            "title": _("Void the game and refund every stake"),
-            "queryset": queryset,
-            "form": form,
-            "action": request.POST.get("action"),
-            "opts": modeladmin.model._meta,
-        },
-    )
-
-
 @admin.action(description=_("Settle finished games not yet settled"), permissions=["adjust"])
 def settle_games(
     modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[StakedGame]
@@ -213,11 +170,12 @@ def settle_games(
 
 @admin.register(StakedGame)
 class StakedGameAdmin(ReadOnlyAdmin):
-    """Games with stakes held: void a game that went wrong (refunding it), settle a finished one."""
+    """Games with stakes held: settle a finished one. Staff void one that went wrong (refunding
+    it) with the house office's action, added to this list by `staff/admin.py`."""
 
     list_display = ["pk", "table", "status", "started_at", "finished_at", "settled", "refunded"]
     list_filter = ["status"]
-    actions = [void_games, settle_games]
+    actions = [settle_games]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[StakedGame]:
         def posted(reason: str) -> Exists:

@@ -9,11 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.contrib import admin
+from django.contrib.admin.widgets import AutocompleteSelect
 from django.forms.boundfield import BoundField
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from ledger.models import Currency, Good
+from ledger.models import Adjustment, Currency, Good
 from ledger.services import (
     CANTEEN_MODES,
     DOLLAR_MODES,
@@ -102,8 +104,11 @@ class AdjustmentForm(forms.Form):
 
     player = forms.ModelChoiceField(
         label=_("Player"),
-        queryset=User.objects.order_by("display_name"),
-        help_text=_("The player whose balance is corrected."),
+        queryset=User.objects.all(),
+        # Searched as staff type (admin's autocomplete on the players' list), not a list of
+        # every account.
+        widget=AutocompleteSelect(Adjustment._meta.get_field("user"), admin.site),
+        help_text=_("The player whose balance is corrected: type part of a name or address."),
     )
     unit = forms.ChoiceField(label=_("What"))
     amount = forms.IntegerField(

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from accounts.models import User
 from ledger import selectors, services
 from ledger.forms import AdjustmentForm, BuyForm
+from ledger.models import Adjustment
 
 HISTORY_PAGE = 20
 
@@ -132,6 +133,9 @@ def adjust(request: HttpRequest) -> HttpResponse:
     form = AdjustmentForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         currency, good_id = form.currency_and_good()
+        # A form sent again (a reload, a double click) posts nothing new, whatever it now says:
+        # the message names what was posted the first time.
+        sent_before = Adjustment.objects.filter(token=form.cleaned_data["token"]).exists()
         try:
             adjustment = services.adjustment_make(
                 staff=request.user,
@@ -146,10 +150,28 @@ def adjust(request: HttpRequest) -> HttpResponse:
             field = {"user": "player"}.get(exc.field or "", exc.field)
             form.add_error(field if field in form.fields else None, exc.message)
         else:
-            messages.success(
-                request,
-                _("Adjustment %(n)s posted against the house.") % {"n": adjustment.pk},
-            )
+            posted = {
+                "n": adjustment.pk,
+                "amount": services.amount_text(
+                    (adjustment.currency, adjustment.good_id), adjustment.amount
+                ),
+                "player": adjustment.user,
+            }
+            if sent_before:
+                messages.warning(
+                    request,
+                    _(
+                        "This form was already sent: adjustment %(n)s of %(amount)s for "
+                        "%(player)s was posted then, and nothing new has been posted now."
+                    )
+                    % posted,
+                )
+            else:
+                messages.success(
+                    request,
+                    _("Adjustment %(n)s posted against the house: %(amount)s for %(player)s.")
+                    % posted,
+                )
             return redirect(reverse("admin:ledger_adjustment_changelist"))
     return render(
         request,

@@ -187,7 +187,10 @@ class TableConsumer(HouseConsumer):
         last = content.get("last_seq")
         if last is not None:
             last = _whole(content, "last_seq", _("last_seq is a whole number or null."))
-        reply = await database_sync_to_async(self._catch_up)(last)
+        log = content.get("log", False)
+        if type(log) is not bool:
+            raise services.TableError("bad_field", _("log is true or false."), field="log")
+        reply = await self.call(self._catch_up, last, log)
         if reply is None:
             await self.close(code=CLOSE_NO_TABLE)
             return
@@ -200,11 +203,14 @@ class TableConsumer(HouseConsumer):
             await self._forward(message)
         await self._send_early(give_up=False)
 
-    def _catch_up(self, last: int | None) -> dict[str, Any] | None:
+    def _catch_up(self, last: int | None, log: bool = False) -> dict[str, Any] | None:
         # Read under the table's row lock: every change takes it to raise the event number, so
         # the picture, the game and the number all show the same moment.
         with transaction.atomic():
-            return self._read_answer(last)
+            reply = self._read_answer(last)
+            if reply is not None and log:  # the recent moves, for a page with none drawn
+                reply["log"] = selectors.events_recent(self.table_id, reply["seq"], self.seat)
+            return reply
 
     def _read_answer(self, last: int | None) -> dict[str, Any] | None:
         table = Table.objects.select_for_update().filter(pk=self.table_id).first()
@@ -232,30 +238,27 @@ class TableConsumer(HouseConsumer):
     async def on_sit(self, content: dict[str, Any]) -> None:
         number = _whole(content, "seat")
         user = self.scope["user"]
-        await database_sync_to_async(services.seat_take)(
-            table_id=self.table_id, user=user, number=number
-        )
+        await self.call(services.seat_take, table_id=self.table_id, user=user, number=number)
 
     async def on_stand(self, content: dict[str, Any]) -> None:
-        await database_sync_to_async(services.seat_leave)(
-            table_id=self.table_id, user=self.scope["user"]
-        )
+        await self.call(services.seat_leave, table_id=self.table_id, user=self.scope["user"])
 
     async def on_ready(self, content: dict[str, Any]) -> None:
         ready = _flag(content, "ready", _("ready is true or false."))
-        await database_sync_to_async(services.seat_ready)(
-            table_id=self.table_id, user=self.scope["user"], ready=ready
+        await self.call(
+            services.seat_ready, table_id=self.table_id, user=self.scope["user"], ready=ready
         )
 
     async def on_remove(self, content: dict[str, Any]) -> None:
         number = _whole(content, "seat")
-        await database_sync_to_async(services.seat_remove)(
-            table_id=self.table_id, host=self.scope["user"], number=number
+        await self.call(
+            services.seat_remove, table_id=self.table_id, host=self.scope["user"], number=number
         )
 
     async def on_wash(self, content: dict[str, Any]) -> None:
         hand = _whole(content, "hand")
-        await database_sync_to_async(services.hand_wash)(
+        await self.call(
+            services.hand_wash,
             table_id=self.table_id,
             user=self.scope["user"],
             hand=hand,
@@ -264,7 +267,8 @@ class TableConsumer(HouseConsumer):
 
     async def on_act(self, content: dict[str, Any]) -> None:
         version = _whole(content, "version", _("The move must name the game version."))
-        result = await database_sync_to_async(services.game_act)(
+        result = await self.call(
+            services.game_act,
             table_id=self.table_id,
             user=self.scope["user"],
             version=version,
@@ -278,19 +282,15 @@ class TableConsumer(HouseConsumer):
         await self.send_json({"type": "pong", "server_time": server_time()})
 
     async def on_claim(self, content: dict[str, Any]) -> None:
-        await database_sync_to_async(presence.game_claim)(
-            table_id=self.table_id, user=self.scope["user"]
-        )
+        await self.call(presence.game_claim, table_id=self.table_id, user=self.scope["user"])
 
     async def on_abort(self, content: dict[str, Any]) -> None:
-        await database_sync_to_async(services.game_abort)(
-            table_id=self.table_id, user=self.scope["user"]
-        )
+        await self.call(services.game_abort, table_id=self.table_id, user=self.scope["user"])
 
     async def on_rematch(self, content: dict[str, Any]) -> None:
         want = _flag(content, "want", _("want is true or false."))
-        await database_sync_to_async(services.rematch_offer)(
-            table_id=self.table_id, user=self.scope["user"], want=want
+        await self.call(
+            services.rematch_offer, table_id=self.table_id, user=self.scope["user"], want=want
         )
 
     async def on_chat(self, content: dict[str, Any]) -> None:
@@ -305,9 +305,7 @@ class TableConsumer(HouseConsumer):
             raise services.TableError(
                 "bad_field", _("%(field)s is text.") % {"field": kinds[0]}, field=kinds[0]
             )
-        await database_sync_to_async(chat_send)(
-            table_id=self.table_id, user=self.scope["user"], content=content
-        )
+        await self.call(chat_send, table_id=self.table_id, user=self.scope["user"], content=content)
 
     async def on_report(self, content: dict[str, Any]) -> None:
         reported = _whole(content, "user", _("Name the player to report."))
@@ -316,7 +314,8 @@ class TableConsumer(HouseConsumer):
             raise services.TableError(
                 "bad_field", _("%(field)s is text.") % {"field": "reason"}, field="reason"
             )
-        await database_sync_to_async(chat_report)(
+        await self.call(
+            chat_report,
             table_id=self.table_id,
             reporter=self.scope["user"],
             reported_id=reported,
@@ -332,14 +331,18 @@ class TableConsumer(HouseConsumer):
             raise services.TableError(
                 "bad_field", _("level is rookie, regular or shark."), field="level"
             )
-        await database_sync_to_async(house.house_seat_add)(
-            table_id=self.table_id, host=self.scope["user"], number=number, level=level
+        await self.call(
+            house.house_seat_add,
+            table_id=self.table_id,
+            host=self.scope["user"],
+            number=number,
+            level=level,
         )
 
     async def on_house_remove(self, content: dict[str, Any]) -> None:
         number = _whole(content, "seat")
-        await database_sync_to_async(house.house_seat_remove)(
-            table_id=self.table_id, host=self.scope["user"], number=number
+        await self.call(
+            house.house_seat_remove, table_id=self.table_id, host=self.scope["user"], number=number
         )
 
     HANDLERS = {

@@ -1,14 +1,24 @@
-"""The create-table form. The engine validates the rules; every refusal lands on its field."""
+"""The create-table form. Every refusal lands on its field, in the player's language.
+
+The form checks what a player can get wrong against the mode's rules (engine.MODE_RULES) with
+its own words, then the engine validates the whole; an engine refusal the form did not foresee
+still lands on its field, translated. The page's script only hides what the chosen mode does not
+allow (data from `mode_rules_data`); without it every field shows, grouped under the modes it
+applies to, and the server explains any refusal.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django import forms
+from django.forms.boundfield import BoundField
 from django.utils.translation import gettext_lazy as _
 
 from engine import SettingsError, TableSettings
+from engine.rules import MODE_RULES, Mode
 from ledger.forms import StakeFields
+from ledger.services import CANTEEN_MODES
 from tables.models import MODE_CHOICES
 
 SHAPES = [
@@ -25,6 +35,12 @@ SHAPE_SETTINGS: dict[str, dict[str, Any]] = {
 }
 HEAD_TO_HEAD = {"fives", "threes"}
 GYM = {"citizen_gym", "inmate_gym"}
+
+#: The form's fields, by the modes they apply to (the page groups them under these headings).
+HOUSE_FIELDS = ("deal", "target", "get_on", "count_by")
+HEAD_TO_HEAD_FIELDS = ("bone_set", "limit", "spinner")
+GYM_FIELDS = ("clock", "clock_off", "workout_kind", "workout_amount")
+SHAPE_PLAYERS = {shape: int(settings["players"]) for shape, settings in SHAPE_SETTINGS.items()}
 
 # Which engine setting each form field feeds (the engine names the setting it refuses).
 FIELD_FOR_SETTING = {
@@ -47,20 +63,28 @@ FIELD_FOR_SETTING = {
 
 class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake or canteen bet
     mode = forms.ChoiceField(label=_("Mode"), choices=MODE_CHOICES, initial="citizen")
-    shape = forms.ChoiceField(label=_("Players"), choices=SHAPES, initial="one_on_one")
+    shape = forms.ChoiceField(
+        label=_("Players"),
+        choices=SHAPES,
+        initial="one_on_one",
+        help_text=_("Fives and Threes are one on one."),
+    )
     deal = forms.TypedChoiceField(
         label=_("Bones each"),
         choices=[(7, "7"), (9, "9")],
         coerce=int,
+        empty_value=None,
+        required=False,
         initial=7,
-        help_text=_("9 only with 2 or 3 players at house tables; the double-nine set deals 9."),
+        help_text=_("9 each only with 2 or 3 players."),
     )
     target = forms.TypedChoiceField(
         label=_("Game to"),
         choices=[(150, "150"), (250, "250")],
         coerce=int,
+        empty_value=None,
+        required=False,
         initial=150,
-        help_text=_("House modes."),
     )
     limit = forms.IntegerField(
         label=_("Game limit"),
@@ -68,7 +92,7 @@ class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake 
         max_value=500,
         initial=150,
         required=False,
-        help_text=_("Fives and Threes: the first to reach it wins (50 to 500)."),
+        help_text=_("The first to reach it wins (50 to 500)."),
     )
     bone_set = forms.ChoiceField(
         label=_("Set"),
@@ -77,18 +101,17 @@ class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake 
             ("double-nine", _("Double-nine (9 each)")),
         ],
         initial="double-six",
-        help_text=_("Fives and Threes only."),
+        required=False,
     )
-    spinner = forms.BooleanField(
-        label=_("Play with a spinner"), required=False, help_text=_("Fives and Threes only.")
-    )
+    spinner = forms.BooleanField(label=_("Play with a spinner"), required=False)
     get_on = forms.TypedChoiceField(
         label=_("Get on with"),
         choices=[("", _("The mode's default")), (0, "0"), (10, "10"), (15, "15"), (20, "20")],
         coerce=int,
         empty_value=None,
         required=False,
-        help_text=_("Points a side must score at once to get on the board (house modes)."),
+        help_text=_("Points a side must score at once to get on the board."),
+        widget=forms.Select(attrs={"data-default-label": _("The mode's default ({n})")}),
     )
     count_by = forms.TypedChoiceField(
         label=_("Count rounds to"),
@@ -97,13 +120,16 @@ class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake 
         empty_value=None,
         required=False,
         help_text=_("How the pips left in the other hands are rounded when someone dominoes."),
+        widget=forms.Select(attrs={"data-default-label": _("The mode's default ({n})")}),
     )
     clock = forms.IntegerField(
         label=_("Turn clock (seconds)"),
         min_value=3,
         max_value=60,
         required=False,
-        help_text=_("Gym modes only: 3 to 60 seconds, empty for the mode's default."),
+        help_text=_(
+            "3 to 60 seconds; empty for the mode's default (10 at Citizen Gym, 20 at Inmate Gym)."
+        ),
     )
     clock_off = forms.BooleanField(label=_("No clock"), required=False)
     workout_kind = forms.ChoiceField(
@@ -115,7 +141,7 @@ class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake 
         ],
         initial="reps",
         required=False,
-        help_text=_("Gym modes only: what a loser owes, before dumbbells."),
+        help_text=_("What a loser owes, before dumbbells."),
     )
     workout_amount = forms.IntegerField(
         label=_("Workout amount"), min_value=1, max_value=1000, initial=20, required=False
@@ -130,27 +156,44 @@ class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake 
         required=False,
         help_text=_(
             "Cut Throat and Partners: what happens once a player who left has been away longer "
-            "than the grace (60 seconds, 20 if they closed the page). One on one, the other "
-            "player may claim the game."
+            "than the grace (60 seconds, 20 if they closed the page)."
         ),
     )
     private = forms.BooleanField(label=_("Private table (invite link and code)"), required=False)
 
     settings: TableSettings | None = None
 
+    def fields_named(self, names: tuple[str, ...]) -> list[BoundField]:
+        return [self[name] for name in names]
+
+    @property
+    def house_fields(self) -> list[BoundField]:
+        return self.fields_named(HOUSE_FIELDS)
+
+    @property
+    def head_to_head_fields(self) -> list[BoundField]:
+        return self.fields_named(HEAD_TO_HEAD_FIELDS)
+
+    @property
+    def gym_fields(self) -> list[BoundField]:
+        return self.fields_named(GYM_FIELDS)
+
     def options(self) -> dict[str, Any]:
         data = self.cleaned_data
         mode = data["mode"]
         options: dict[str, Any] = dict(SHAPE_SETTINGS[data["shape"]])
+        # A field the mode does not use may be missing (the page disables what it hides): the
+        # mode's own default then.
         if mode in HEAD_TO_HEAD:
-            options["set"] = data["bone_set"]
+            bone_set = data.get("bone_set") or "double-six"
+            options["set"] = bone_set
             options["spinner"] = bool(data.get("spinner"))
             if data.get("limit") is not None:
                 options["limit"] = data["limit"]
-            options["deal"] = 9 if data["bone_set"] == "double-nine" else 7
+            options["deal"] = 9 if bone_set == "double-nine" else 7
         else:
-            options["deal"] = data["deal"]
-            options["target"] = data["target"]
+            options["deal"] = data.get("deal") or 7
+            options["target"] = data.get("target") or 150
             if data.get("get_on") is not None:
                 options["get_on"] = data["get_on"]
             if data.get("count_by") is not None:
@@ -164,21 +207,90 @@ class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake 
                     "kind": data.get("workout_kind") or "reps",
                     "amount": data.get("workout_amount") or 20,
                 }
-            elif data.get("clock") is not None or data.get("clock_off"):
-                self.add_error("clock", _("Only Gym tables play on the clock."))
         return options
+
+    def check_rules(self) -> None:
+        """The mode's rules a player can break with this form, refused in the player's words
+        before the engine sees them."""
+        data = self.cleaned_data
+        mode = data["mode"]
+        rules = MODE_RULES[Mode(mode)]
+        mode_name = dict(MODE_CHOICES)[mode]
+        if mode in HEAD_TO_HEAD:
+            if data["shape"] != "one_on_one":
+                self.add_error(
+                    "shape", _("Fives and Threes are played one on one, by two players.")
+                )
+            return
+        if data.get("deal") == 9 and SHAPE_PLAYERS[data["shape"]] == 4:
+            self.add_error(
+                "deal", _("Four players can't be dealt 9 bones each: the set has only 28.")
+            )
+        get_on = data.get("get_on")
+        if get_on is not None and get_on not in rules.get_on_allowed:
+            self.add_error(
+                "get_on",
+                _("%(mode)s tables get on with %(allowed)s.")
+                % {"mode": mode_name, "allowed": either(rules.get_on_allowed)},
+            )
+        count_by = data.get("count_by")
+        if count_by is not None and count_by not in rules.count_by_allowed:
+            self.add_error(
+                "count_by",
+                _("%(mode)s tables count rounds to %(allowed)s.")
+                % {"mode": mode_name, "allowed": either(rules.count_by_allowed)},
+            )
+        clock_given = data.get("clock") is not None
+        if mode not in GYM and (clock_given or data.get("clock_off")):
+            self.add_error("clock", _("Only Gym tables play on the clock."))
+        elif clock_given and data.get("clock_off"):
+            self.add_error("clock", _("Choose a turn clock or “No clock”, not both."))
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         if self.errors:
             return data
-        options = self.options()
+        self.check_rules()
         if self.errors:
             return data
+        options = self.options()
         try:
             self.settings = TableSettings.build(data["mode"], **options)
-        except SettingsError as exc:
-            message = str(exc).removeprefix(f"{exc.field}: ")
-            self.add_error(FIELD_FOR_SETTING.get(exc.field), message[:1].upper() + message[1:])
+        except SettingsError as exc:  # not foreseen above: still on its field, in words
+            field = FIELD_FOR_SETTING.get(exc.field)
+            self.add_error(
+                field if field in self.fields else None,
+                _("%(mode)s tables can't be set up this way: check this setting.")
+                % {"mode": dict(MODE_CHOICES)[data["mode"]]},
+            )
         self.cleaned_options = options
         return data
+
+
+def either(values: tuple[int, ...]) -> str:
+    """ "10, 15 or 20" in the reader's language."""
+    words = [str(v) for v in values]
+    if len(words) == 1:
+        return words[0]
+    return _("%(some)s or %(last)s") % {"some": ", ".join(words[:-1]), "last": words[-1]}
+
+
+def mode_rules_data() -> dict[str, dict[str, Any]]:
+    """What the page's script needs to offer only the choices each mode allows."""
+    return {
+        mode.value: {
+            "head_to_head": not rules.house,
+            "gym": rules.gym,
+            "get_on": list(rules.get_on_allowed),
+            "get_on_default": rules.get_on_default,
+            "count_by": list(rules.count_by_allowed),
+            "count_by_default": rules.count_by_default,
+            "clock_default": rules.clock_default,
+            "stake": "canteen"
+            if mode.value in CANTEEN_MODES
+            else "workout"
+            if rules.gym
+            else "dollars",
+        }
+        for mode, rules in MODE_RULES.items()
+    }

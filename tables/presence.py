@@ -10,7 +10,9 @@ When a seated player's last socket closes during a game, the seat is held for a 
 countdown. When it runs out (a Celery timer, and a beat sweep behind it): one on one, the other
 player may claim the game; Cut Throat and Partners, the table's `on_leave` setting decides: wait,
 or the leaver's side forfeits. Each game lost that way is an `Abandonment`; repeated ones make the
-player wait before sitting again.
+player wait before sitting again. A game left to house players alone (every person away, their
+grace run out) would wait for ever: the house claims it, whatever the table's rule, and the
+first person to have left loses it; that costs no waiting time (nobody was kept waiting).
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from typing import Any
 
 from django.conf import settings as django_settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from accounts.models import User
 from dominoes_site.layer import group_send_many
 from engine import ActionError, GameState
 from tables import broadcast
@@ -175,7 +179,8 @@ def _away(table: Table, game: Game, seat: int, *, on_purpose: bool) -> None:
         ],
         lobby=False,
     )
-    if table.players == 2 or table.on_leave != Table.OnLeave.FORFEIT:
+    by_itself = table.on_leave == Table.OnLeave.FORFEIT and table.players > 2
+    if not by_itself and not _house_players(game):
         return  # nothing happens by itself when the grace ends: no timer needed
     table_id, game_id = table.pk, game.pk
 
@@ -262,6 +267,10 @@ def grace_expire(
         ).first()
         if held is None:
             return "not_due"
+        leaver = _left_to_the_house(game, now)
+        if leaver is not None:
+            _abandon(game, leaver, counted=False)
+            return "claimed_by_house"
         if table.players == 2:
             # Clients see the countdown end and offer the claim; game_claim checks it.
             return "claimable"
@@ -273,18 +282,47 @@ def grace_expire(
 
 def grace_sweep(*, now: datetime | None = None) -> int:
     """The beat job: stale sockets dropped, and every seat whose grace ran out dealt with (for a
-    timer that was lost)."""
+    timer that was lost): at tables that forfeit leavers, and at tables with house players (a
+    game left to them alone). Returns how many games ended."""
     now = now or timezone.now()
     presence_sweep(now=now)
-    due = Seat.objects.filter(
-        away_since__isnull=False,
-        grace_until__lte=now,
-        table__on_leave=Table.OnLeave.FORFEIT,
-        table__status=Table.Status.PLAYING,
-    ).values_list("table_id", "number")
-    return sum(
-        grace_expire(table_id=t, seat=n, game_id=None, now=now) == "forfeited" for t, n in due
+    with_house = Seat.objects.filter(table=OuterRef("table")).exclude(user__house_level="")
+    due = (
+        Seat.objects.filter(
+            away_since__isnull=False, grace_until__lte=now, table__status=Table.Status.PLAYING
+        )
+        .filter(Q(table__on_leave=Table.OnLeave.FORFEIT) | Exists(with_house))
+        .values_list("table_id", "number")
     )
+    ended = ("forfeited", "claimed_by_house")
+    return sum(grace_expire(table_id=t, seat=n, game_id=None, now=now) in ended for t, n in due)
+
+
+def _house_players(game: Game) -> set[int]:
+    """The house players (bots) among the game's players."""
+    ids = [p for p in game.players if p is not None]
+    return set(User.objects.filter(pk__in=ids).exclude(house_level="").values_list("pk", flat=True))
+
+
+def _left_to_the_house(game: Game, now: datetime) -> int | None:
+    """When only house players are left at a game with some (every person away, their grace
+    run out), the seat of the person who left first: the house claims the game from them.
+    Otherwise None (a person is still there, or may still come back in their grace)."""
+    house = _house_players(game)
+    if not house:
+        return None
+    people = {n for n, p in enumerate(game.players) if p is not None and p not in house}
+    held = dict(
+        Seat.objects.filter(
+            table_id=game.table_id,
+            number__in=people,
+            away_since__isnull=False,
+            grace_until__lte=now,
+        ).values_list("number", "away_since")
+    )
+    if not people or set(held) != people:
+        return None
+    return min(held, key=lambda n: (held[n], n))
 
 
 def game_claim(*, table_id: int, user: Any) -> None:
@@ -314,8 +352,9 @@ def game_claim(*, table_id: int, user: Any) -> None:
         _abandon(game, other)
 
 
-def _abandon(game: Game, seat: int) -> None:
-    """End the game: `seat` left it. Inside the caller's transaction."""
+def _abandon(game: Game, seat: int, *, counted: bool = True) -> None:
+    """End the game: `seat` left it. Inside the caller's transaction. `counted`: the leaver's
+    `Abandonment` is recorded (not when the game was left to house players alone)."""
     from tables.services import _commit_action
 
     state = GameState.from_json(game.state)
@@ -327,7 +366,8 @@ def _abandon(game: Game, seat: int) -> None:
     _commit_action(
         game, state, seat, "abandon", {"type": "abandon", "seat": seat}, events, by_player=False
     )
-    Abandonment.objects.get_or_create(user_id=game.players[seat], game=game)
+    if counted:
+        Abandonment.objects.get_or_create(user_id=game.players[seat], game=game)
     Seat.objects.filter(table_id=game.table_id).update(
         away_since=None, grace_until=None, left_on_purpose=False
     )

@@ -9,10 +9,14 @@ from django.conf import settings as django_settings
 from django.urls import reverse
 
 from engine import GameState, public_view, seat_view
+from ledger.models import Good, Posting
+from ledger.services import hold_key, settle_key
 from tables.models import Game, Table, TableEvent
 
 #: A client further behind than this many events gets a snapshot instead of the events.
 MAX_REPLAY = 200
+#: How many of the latest event numbers a `hello` asking for the `log` gets (a page's move list).
+LOG_BATCHES = 120
 
 
 def live_game(table: Table) -> Game | None:
@@ -61,7 +65,36 @@ def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
         "commitment": None if hand is None else {"hand": hand.number, "sha256": hand.commitment},
         "game_number": None if game is None else game.number,
         "game_url": None if game is None else reverse("history:game", args=[game.pk]),
+        "settlement": settlement_of(game),
     }
+
+
+def settlement_of(game: Game | None) -> dict[str, Any] | None:
+    """What each seat won or paid when a staked game was settled: per seat, each unit's signed
+    amount (what the settlement paid it, less the stake and skunk reserve held from it at the
+    start). None before the settlement, and for a game played for nothing."""
+    if game is None or game.status != Game.Status.FINISHED:
+        return None
+    postings = {
+        p.key: p for p in Posting.objects.filter(key__in=[hold_key(game.pk), settle_key(game.pk)])
+    }
+    hold, settle = postings.get(hold_key(game.pk)), postings.get(settle_key(game.pk))
+    if hold is None or settle is None:
+        return None
+    players = len(hold.detail["players"])
+    factor = 2 if hold.detail["reserve"] else 1
+    net: list[dict[str, int]] = [{} for _ in range(players)]
+    for unit, amount in hold.detail["stake"].items():
+        paid = settle.detail["paid"].get(unit, {})
+        for seat in range(players):
+            net[seat][unit] = int(paid.get(str(seat), 0)) - amount * factor
+    goods = [int(unit.removeprefix("good:")) for unit in hold.detail["stake"] if ":" in unit]
+    units: dict[str, dict[str, Any]] = {
+        unit: {"kind": unit} for unit in hold.detail["stake"] if ":" not in unit
+    }
+    for good in Good.objects.filter(pk__in=goods):
+        units[f"good:{good.pk}"] = {"kind": "good", "name": good.name, "name_es": good.name_es}
+    return {"units": units, "net": net}
 
 
 def player_of(user: Any) -> dict[str, Any]:
@@ -108,6 +141,15 @@ def seat_number(table: Table, game: Game | None, user_id: int | None) -> int | N
     if game is not None and game.status != Game.Status.WAITING and user_id in game.players:
         return list(game.players).index(user_id)
     return table.seats.filter(user_id=user_id).values_list("number", flat=True).first()
+
+
+def events_recent(table_id: int, upto: int, seat: int | None) -> list[dict[str, Any]]:
+    """The latest LOG_BATCHES event numbers up to `upto`, as `seat` may see them, oldest first:
+    what a page opened mid-game draws its move list from (it keeps those of the current game)."""
+    rows = list(
+        TableEvent.objects.filter(table_id=table_id, seq__lte=upto).order_by("-seq")[:LOG_BATCHES]
+    )
+    return [{"seq": row.seq, "events": row.for_seat(seat)} for row in reversed(rows)]
 
 
 def events_since(table: Table, last_seq: int, seat: int | None) -> list[dict[str, Any]] | None:

@@ -250,23 +250,49 @@ def seat_leave(*, table_id: int, user: Any) -> Table:
 
 
 def seat_remove(*, table_id: int, host: Any, number: int) -> Table:
-    """The host removes a player who has not pressed ready, before the game starts."""
+    """The host removes a player before the game starts: one who has not pressed ready, or one
+    who is ready but could not start the game now (`_unfit_to_start`: no longer covers the
+    stake, or may not play at the moment), who would otherwise hold the table up for good. The
+    `removed` event then says which (`reason`), never why an account may not play."""
     with transaction.atomic():
         table = _open_table(table_id)
         if table.host_id != host.pk:
             raise TableError("not_host", _("Only the host can remove a player."))
         _waiting_game(table)
-        seat = table.seats.filter(number=number).first()
+        seat = table.seats.select_related("user").filter(number=number).first()
         if seat is None or seat.user_id is None:
             raise TableError("no_such_seat", _("Nobody sits in that seat."))
         if seat.user_id == host.pk:
             raise TableError("bad_field", _("Use 'Leave seat' to leave your own seat."))
-        if seat.ready:
-            raise TableError("player_ready", _("You can't remove a player who is ready."))
+        reason = _unfit_to_start(table, seat.user) if seat.ready else None
+        if seat.ready and reason is None:
+            raise TableError(
+                "player_ready",
+                _("You can't remove a player who is ready and can play: wait for the others."),
+            )
         _check_seat_guards(table.pk, seat.user_id, number, "remove")
         Seat.objects.filter(pk=seat.pk).update(user=None, ready=False, joined_at=None)
-        _record(table, public=[{"type": "removed", "seat": number}])
+        event: dict[str, Any] = {"type": "removed", "seat": number}
+        if reason is not None:
+            event["reason"] = reason
+        _record(table, public=[event])
     return table
+
+
+def _unfit_to_start(table: Table, user: Any) -> str | None:
+    """Why a seated player could not start a game at this table now, or None: `cannot_cover`
+    (no longer holds what the stake needs) or `cannot_play` (may not play at the moment)."""
+    try:
+        _ensure_may_sit(user)
+    except TableError:
+        return "cannot_play"
+    try:
+        _ensure_covers_stake(table, user)
+    except TableError as exc:
+        if exc.code == "cannot_cover":
+            return "cannot_cover"
+        raise
+    return None
 
 
 def seat_ready(*, table_id: int, user: Any, ready: bool) -> Table:
@@ -287,16 +313,16 @@ def seat_ready(*, table_id: int, user: Any, ready: bool) -> Table:
         engine_events: list[Event] = []
         if all(s.user_id is not None and s.ready for s in seats):
             events.append({"type": "game_started", "game": game.number})
-            engine_events = _start_game(table, game, seats)
+            engine_events = _start_game(table, game, seats, user)
         _record(table, public=events, engine_events=engine_events)
     return table
 
 
-def _start_game(table: Table, game: Game, seats: list[Seat]) -> list[Event]:
-    """Every seat is taken and ready: check the players once more, hold the stakes, deal."""
+def _start_game(table: Table, game: Game, seats: list[Seat], by: Any) -> list[Event]:
+    """Every seat is taken and ready (the last by `by`): check the players once more, hold the
+    stakes, deal."""
     for seat in seats:
-        _ensure_may_sit(seat.user)
-        _ensure_covers_stake(table, seat.user)
+        _ensure_fit_to_start(table, seat, by)
     state = GameState.from_json(game.state)
     engine_events, actions = _automatic_steps(game, state, [])
     game.players = [s.user_id for s in seats]
@@ -312,6 +338,37 @@ def _start_game(table: Table, game: Game, seats: list[Seat]) -> list[Event]:
     table.status = Table.Status.PLAYING
     signals.announce_turn(game, state)  # house players (house/receivers.py)
     return engine_events
+
+
+def _ensure_fit_to_start(table: Table, seat: Seat, by: Any) -> None:
+    """A player who pressed ready must still be able to play and cover the stake when the game
+    starts. Refused for another player, the error names the seat and says the host can remove
+    them (`seat_remove`), without saying why an account may not play."""
+    try:
+        _ensure_may_sit(seat.user)
+        _ensure_covers_stake(table, seat.user)
+    except TableError as exc:
+        if seat.user_id == by.pk:
+            raise
+        remedy = (
+            _("You can remove them from their seat.")
+            if table.host_id == by.pk
+            else _("The host can remove them from their seat.")
+        )
+        if exc.code == "cannot_cover":
+            message = _("%(why)s The game can't start until they can. %(remedy)s") % {
+                "why": exc.message,
+                "remedy": remedy,
+            }
+        else:
+            message = _(
+                "%(name)s can't play at the moment, so the game can't start. %(remedy)s"
+            ) % {
+                "name": seat.user.display_name,
+                "remedy": remedy,
+            }
+        code = exc.code if exc.code == "cannot_cover" else "player_cannot_play"
+        raise TableError(code, message, seat=seat.number) from exc
 
 
 def game_abort(*, table_id: int, user: Any) -> Table:
@@ -390,7 +447,7 @@ def rematch_offer(*, table_id: int, user: Any, want: bool = True) -> Table:
             for s in seats:
                 s.rematch = False
             events.append({"type": "game_started", "game": game.number})
-            engine_events = _start_game(table, game, seats)
+            engine_events = _start_game(table, game, seats, user)
         _record(table, public=events, engine_events=engine_events)
     return table
 
@@ -411,27 +468,106 @@ def _ensure_covers_stake(table: Table, user: Any) -> None:
     _ledger_call(ledger.stake_check_cover, table=table, user=user)
 
 
-def game_void(*, table_id: int, by: Any, reason: str) -> Game:
-    """Staff void a table's live game (waiting or playing): it is aborted and every stake held
-    for it is refunded exactly (ledger key game:<id>:refund)."""
+def _ensure_staff_reason(by: Any, reason: str, refusal: str, ask: str) -> str:
     if not (getattr(by, "is_active", False) and getattr(by, "is_staff", False)):
-        raise TableError("not_staff", _("Only staff void a game."))
-    if not (reason or "").strip():
-        raise TableError("bad_field", _("Say why the game is voided."), field="reason")
+        raise TableError("not_staff", refusal)
+    reason = (reason or "").strip()
+    if not reason:
+        raise TableError("bad_field", ask, field="reason")
+    return reason
+
+
+def _live_game_refusal(game: Game) -> TableError:
+    """Why staff cannot void `game`, a game that is no longer waiting or in play."""
+    from ledger.models import Posting
+
+    if game.status == Game.Status.FINISHED:
+        if Posting.objects.filter(key=ledger.settle_key(game.pk)).exists():
+            return TableError(
+                "settled",
+                _(
+                    "Game %(game)s is over and its stakes were settled: it can no longer be "
+                    "voided. Correct it with an adjustment."
+                )
+                % {"game": game.pk},
+            )
+        return TableError(
+            "game_over",
+            _("Game %(game)s is over: only a game waiting or in play can be voided.")
+            % {"game": game.pk},
+        )
+    return TableError(
+        "already_aborted",
+        _("Game %(game)s was already aborted or voided; its stakes were given back then.")
+        % {"game": game.pk},
+    )
+
+
+def game_void(
+    *, table_id: int | None = None, game_id: int | None = None, by: Any, reason: str
+) -> Game:
+    """Staff void a live game (waiting or playing): it is aborted and every stake held for it is
+    refunded exactly (ledger key game:<id>:refund). `game_id` names the game itself (what admin
+    selected); with `table_id` alone, the table's live game. A game that is over is refused: a
+    rematch may have started a new game at its table, which is never voided in its place."""
+    reason = _ensure_staff_reason(
+        by, reason, _("Only staff void a game."), _("Say why the game is voided.")
+    )
+    if (table_id is None) == (game_id is None):
+        raise TableError("bad_field", _("Name the game to void."), field="game")
+    live = [Game.Status.WAITING, Game.Status.PLAYING]
     with transaction.atomic():
         # The game row first, then the table's: the order game_act takes them in.
+        if game_id is not None:
+            game = Game.objects.select_for_update().filter(pk=game_id).first()
+            if game is None:
+                raise TableError("no_game", _("There is no such game."))
+            if game.status not in live:
+                raise _live_game_refusal(game)
+        else:
+            game = (
+                Game.objects.select_for_update().filter(table_id=table_id, status__in=live).first()
+            )
+            if game is None:
+                raise TableError("no_game", _("There is no game in progress at this table."))
+        table = _open_table(game.table_id)
+        _abort(table, game)
+        _ledger_call(ledger.game_refund, game_id=game.pk, by=by, why=reason)
+        _record(table, public=[{"type": "game_voided"}], game=game)
+    log.info("game %s voided by %s: %s", game.pk, by.pk, reason)
+    return game
+
+
+def table_close(*, table_id: int, by: Any, reason: str) -> Game | None:
+    """Staff close a stuck table: its live game, if any, is voided (every stake refunded), the
+    table leaves the lobby for good (aborted: no seat changes, no rematch) and no seat is held.
+    Returns the game voided, or None when none was live. A table already closed is refused."""
+    reason = _ensure_staff_reason(
+        by, reason, _("Only staff close a table."), _("Say why the table is closed.")
+    )
+    with transaction.atomic():
         game = (
             Game.objects.select_for_update()
             .filter(table_id=table_id, status__in=[Game.Status.WAITING, Game.Status.PLAYING])
             .first()
         )
-        if game is None:
-            raise TableError("no_game", _("There is no game in progress at this table."))
         table = _open_table(table_id)
-        _abort(table, game)
-        _ledger_call(ledger.game_refund, game_id=game.pk, by=by, why=reason.strip())
-        _record(table, public=[{"type": "game_voided"}], game=game)
-    log.info("game %s voided by %s: %s", game.pk, by.pk, reason)
+        events: list[dict[str, Any]] = []
+        if game is not None:
+            _abort(table, game)
+            _ledger_call(ledger.game_refund, game_id=game.pk, by=by, why=reason)
+            events.append({"type": "game_voided"})
+        elif table.status == Table.Status.ABORTED:
+            raise TableError("table_closed", _("This table is already closed."))
+        else:
+            Table.objects.filter(pk=table.pk).update(status=Table.Status.ABORTED)
+            table.status = Table.Status.ABORTED
+            Seat.objects.filter(table=table).update(
+                away_since=None, grace_until=None, rematch=False
+            )
+        events.append({"type": "table_closed"})
+        _record(table, public=events, game=game)
+    log.info("table %s closed by %s: %s", table_id, by.pk, reason)
     return game
 
 

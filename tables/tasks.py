@@ -48,3 +48,11 @@ def grace_sweep() -> int:
     from tables.presence import grace_sweep as sweep
 
     return sweep()
+
+
+@shared_task(name="tables.tasks.idle_tables_close", ignore_result=True)
+def idle_tables_close() -> int:
+    """The beat job every minute: open tables nobody has been at for a while are closed."""
+    from tables.idle import idle_tables_close as close
+
+    return close()

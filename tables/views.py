@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from accounts.services import AccountNotAllowed
 from engine import SettingsError
@@ -18,7 +19,7 @@ from house.forms import PracticeForm  # the lobby's Practice form (house players
 from ledger import selectors as ledger_selectors
 from ledger.services import LedgerError
 from tables import services
-from tables.forms import TableForm
+from tables.forms import TableForm, mode_rules_data
 from tables.models import MODE_CHOICES, Presence, Table
 from tables.presence import PRESENCE_STALE_SECONDS
 
@@ -41,6 +42,7 @@ def lobby_tables_context(request: HttpRequest) -> dict[str, object]:
     )
     tables = list(tables)
     watching = _watchers([t for t in tables if t.status == Table.Status.PLAYING])
+    me = request.user.pk
     rows = []
     for table in tables:
         seats = list(table.seats.all())
@@ -55,6 +57,8 @@ def lobby_tables_context(request: HttpRequest) -> dict[str, object]:
                 "differences": _differences(table),
                 "watchers": watching.get(table.pk, 0),
                 "stake": stake_view,
+                # the host, or a player already seated, goes back to it rather than "Sit"
+                "mine": table.host_id == me or any(s.user_id == me for s in seats),
             }
         )
     return {
@@ -86,6 +90,8 @@ def _differences(table: Table) -> list[str]:
         value = table.settings.get(key)
         if value == defaults.get(key):
             continue
+        if key == "target" and table.mode in ("fives", "threes"):
+            continue  # the row says "game limit" already
         if key == "clock" and value is None:
             out.append(_("no clock"))
         else:
@@ -115,14 +121,53 @@ def lobby(request: HttpRequest) -> HttpResponse:
         except AccountNotAllowed as exc:
             form.add_error(None, exc.message)
         else:
-            messages.success(request, _("Your table is open. Share the link to invite players."))
+            if table.private:  # a public table is listed in the lobby: no link to share
+                messages.success(
+                    request, _("Your table is open. Share the link to invite players.")
+                )
+            else:
+                messages.success(request, _("Your table is open: it is listed in the lobby."))
             return redirect(table.get_absolute_url())
     context = {
         "form": form,
         "practice_form": PracticeForm(prefix="practice"),
-        **lobby_tables_context(request),
+        **lobby_page_context(request),
     }
     return render(request, "tables/lobby.html", context, status=400 if form.errors else 200)
+
+
+def lobby_page_context(request: HttpRequest) -> dict[str, object]:
+    """What the lobby page shows besides its two forms (the Practice view renders it too)."""
+    return {"mode_rules": mode_rules_data(), **lobby_tables_context(request)}
+
+
+@login_required
+@require_POST
+def sit(request: HttpRequest, table_id: int) -> HttpResponse:
+    """ "Sit" in the lobby: the player takes the first free seat of a public table at once and
+    goes to it. A refusal (the table filled up, a stake they cannot cover, a wait after leaving
+    games) is explained back in the lobby."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None or (table.private and table.host_id != request.user.pk):
+        messages.error(request, _("There is no such table."))
+        return redirect("tables:lobby")
+    if table.seats.filter(user=request.user).exists():
+        return redirect(table.get_absolute_url())
+    for _attempt in range(table.players):
+        free = table.seats.filter(user=None).order_by("number").first()
+        if free is None:
+            messages.error(request, _("That table is full now. Pick another, or open one."))
+            return redirect("tables:lobby")
+        try:
+            services.seat_take(table_id=table.pk, user=request.user, number=free.number)
+        except services.TableError as exc:
+            if exc.code == "seat_taken":  # someone sat there first: the next free seat
+                continue
+            messages.error(request, exc.message)
+            return redirect("tables:lobby")
+        return redirect(table.get_absolute_url())
+    messages.error(request, _("That table is full now. Pick another, or open one."))
+    return redirect("tables:lobby")
 
 
 def _watchers(tables: list[Table]) -> dict[int, int]:

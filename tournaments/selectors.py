@@ -536,6 +536,7 @@ def live_context(tournament: Tournament, user: Any) -> dict[str, Any]:
                         "shared": len(group) > 1,
                         "last_place": place + len(group) - 1,
                         "name": entries[entry_id].name,
+                        "entry": entries[entry_id],  # its players' names link to their profiles
                         "prize": _prize_text(won),
                     }
                 )

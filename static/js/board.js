@@ -89,7 +89,7 @@ function pipsMarkup(value, cx) {
   const g = S * 0.255;
   const r = value >= 7 ? S * 0.082 : S * 0.092;
   return (PIPS[value] || [])
-    .map(([i, j]) => `<circle class="pip" cx="${(cx + i * g).toFixed(2)}" cy="${(j * g).toFixed(2)}" r="${r.toFixed(2)}"/>`)
+    .map(([i, j]) => `<circle class="pip" cx="${(cx + i * g).toFixed(2)}" cy="${(j * g).toFixed(2)}" r="${r.toFixed(2)}" fill="#1c1c1c"/>`)
     .join("");
 }
 
@@ -101,10 +101,10 @@ function faceMarkup(a, b, opts = {}) {
   const rx = S * 0.16;
   const fill = opts.fill || "#fbf8f0";
   return (
-    `<rect class="bone-face" x="${-S + inset}" y="${-S / 2 + inset}" width="${w}" height="${h}" rx="${rx}" fill="${fill}"/>` +
-    `<rect class="bone-sheen" x="${-S + inset + 2}" y="${-S / 2 + inset + 1.5}" width="${w - 4}" height="${h * 0.32}" rx="${rx * 0.7}"/>` +
-    `<line class="bone-divider" x1="0" y1="${(-S * 0.34).toFixed(2)}" x2="0" y2="${(S * 0.34).toFixed(2)}"/>` +
-    `<circle class="bone-pin" cx="0" cy="0" r="${(S * 0.055).toFixed(2)}"/>` +
+    `<rect class="bone-face" x="${-S + inset}" y="${-S / 2 + inset}" width="${w}" height="${h}" rx="${rx}" fill="${fill}" stroke="#5c5140" stroke-width="1.3"/>` +
+    `<rect class="bone-sheen" x="${-S + inset + 2}" y="${-S / 2 + inset + 1.5}" width="${w - 4}" height="${h * 0.32}" rx="${rx * 0.7}" fill="#ffffff" opacity=".45"/>` +
+    `<line class="bone-divider" x1="0" y1="${(-S * 0.34).toFixed(2)}" x2="0" y2="${(S * 0.34).toFixed(2)}" stroke="#6f6455" stroke-width="1.7" stroke-linecap="round"/>` +
+    `<circle class="bone-pin" cx="0" cy="0" r="${(S * 0.055).toFixed(2)}" fill="#c8963e" stroke="#8a6420" stroke-width=".6"/>` +
     pipsMarkup(a, -S / 2) +
     pipsMarkup(b, S / 2)
   );
@@ -115,22 +115,14 @@ function backMarkup() {
   const w = 2 * S - 2 * inset;
   const h = S - 2 * inset;
   return (
-    `<rect class="bone-back" x="${-S + inset}" y="${-S / 2 + inset}" width="${w}" height="${h}" rx="${S * 0.16}"/>` +
-    `<rect class="bone-back-inlay" x="${-S + 6}" y="${-S / 2 + 6}" width="${2 * S - 12}" height="${S - 12}" rx="${S * 0.1}"/>` +
-    `<path class="bone-back-mark" d="M0 ${-S * 0.22} L${S * 0.22} 0 L0 ${S * 0.22} L${-S * 0.22} 0 Z"/>`
+    `<rect class="bone-back" x="${-S + inset}" y="${-S / 2 + inset}" width="${w}" height="${h}" rx="${S * 0.16}" fill="#0d3b20" stroke="#c8963e" stroke-width="1.6"/>` +
+    `<rect class="bone-back-inlay" x="${-S + 6}" y="${-S / 2 + 6}" width="${2 * S - 12}" height="${S - 12}" rx="${S * 0.1}" fill="none" stroke="#c8963e" stroke-width=".9" opacity=".7"/>` +
+    `<path class="bone-back-mark" d="M0 ${-S * 0.22} L${S * 0.22} 0 L0 ${S * 0.22} L${-S * 0.22} 0 Z" fill="#c8963e" opacity=".85"/>`
   );
 }
 
-// Shared presentation (inline so a bone looks right wherever it is put, even outside table.css).
-const BONE_STYLE =
-  ".bone-face{stroke:#5c5140;stroke-width:1.3}" +
-  ".bone-sheen{fill:#ffffff;opacity:.45;stroke:none}" +
-  ".bone-divider{stroke:#6f6455;stroke-width:1.7;stroke-linecap:round}" +
-  ".bone-pin{fill:#c8963e;stroke:#8a6420;stroke-width:.6}" +
-  ".pip{fill:#1c1c1c}" +
-  ".bone-back{fill:#0d3b20;stroke:#c8963e;stroke-width:1.6}" +
-  ".bone-back-inlay{fill:none;stroke:#c8963e;stroke-width:.9;opacity:.7}" +
-  ".bone-back-mark{fill:#c8963e;opacity:.85}";
+// Every bone carries its own presentation attributes (no <style> element: the site's
+// Content-Security-Policy allows style sheets from the site only), so it looks right anywhere.
 
 /**
  * One bone as an <svg> element (for hands, the yard, summaries).
@@ -163,7 +155,7 @@ export function renderBone(bone, options = {}) {
     inner += `<g transform="${transform}">${faceMarkup(a, b)}</g>`;
   }
   const title = options.title ? `<title>${esc(options.title)}</title>` : "";
-  svg.innerHTML = `${title}<style>${BONE_STYLE}</style>${inner}`;
+  svg.innerHTML = `${title}${inner}`;
   return svg;
 }
 
@@ -450,7 +442,7 @@ export function renderBoard(svg, board, options = {}) {
     `<linearGradient id="${id}-face" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#fffef9"/><stop offset="1" stop-color="#ece2cb"/></linearGradient>` +
     `<filter id="${id}-shadow" x="-20%" y="-30%" width="140%" height="160%"><feDropShadow dx="0" dy="1.6" stdDeviation="1.4" flood-color="#02140a" flood-opacity=".55"/></filter>` +
     `<filter id="${id}-glow" x="-40%" y="-60%" width="180%" height="220%"><feGaussianBlur stdDeviation="3.5"/></filter>` +
-    `</defs><style>${BONE_STYLE}</style>`;
+    `</defs>`;
 
   if (!board || !board.lead) {
     const vw = Math.min(13, Math.max(9, (5 * cw) / ch)) * S;

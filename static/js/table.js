@@ -8,6 +8,7 @@
 // window.lastDrawnSeq and document.body.dataset.seq (the seq of the last drawn message).
 
 import { canonicalBone, parseBone, renderBoard, renderBone } from "./board.js";
+import { EMOTES, emoteIcon, emoteOf } from "./emotes.js";
 import { createSounds } from "./sounds.js";
 
 const PING_MS = 20000;
@@ -61,6 +62,11 @@ const storage = {
   },
 };
 
+/** A touch screen with no keyboard to speak of: hints about keys would only puzzle. */
+function coarsePointer() {
+  return !!(window.matchMedia && window.matchMedia("(pointer: coarse)").matches);
+}
+
 function reducedMotion() {
   return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
 }
@@ -111,6 +117,10 @@ export function startTable(app) {
     clockOffset: 0, // server time minus this browser's time, in ms
     clockWarned: null,
     chat: [], // the messages shown, oldest first
+    unread: 0, // chat messages come while the chat was out of sight
+    drawerOpen: false,
+    tab: "moves",
+    resultShownFor: null, // the game (number) whose result this page has shown
     muted: new Set(JSON.parse(storage.get("localStorage", "dominologist:muted") || "[]")),
   };
   window.wsReady = false;
@@ -138,6 +148,12 @@ export function startTable(app) {
     facts: $("#table-facts", app),
     commitment: $("#commitment", app),
     soundToggle: $("#sound-toggle", app),
+    scoreStrip: $("#score-strip", app),
+    drawer: $("#table-drawer", app),
+    drawerToggle: $("#drawer-toggle", app),
+    drawerClose: $("#drawer-close", app),
+    unread: $("#unread-badge", app),
+    tabs: [...app.querySelectorAll('[role="tab"]')],
     banner: $("#conn-banner", app),
     error: $("#table-error", app),
     felt: $("#felt", app),
@@ -158,7 +174,6 @@ export function startTable(app) {
     scorePad: $("#score-pad", app),
     invite: $("#invite", app),
     log: $("#move-log", app),
-    logDetails: $("#log-details", app),
     announcer: $("#announcer", app),
     doublesDialog: $("#doubles-dialog", app),
     gameOverDialog: $("#game-over-dialog", app),
@@ -188,7 +203,8 @@ export function startTable(app) {
   }
 
   function hello() {
-    return send({ type: "hello", last_seq: state.lastSeq });
+    // `log`: the answer also brings the recent moves, so a page opened mid-game has its move list.
+    return send({ type: "hello", last_seq: state.lastSeq, log: true });
   }
 
   function connect() {
@@ -486,7 +502,6 @@ export function startTable(app) {
   // ======================================================================== chat
 
   const QUICK = ["gg", "nice", "thanks", "luck", "oops", "wow", "sorry", "think"];
-  const EMOTES = ["👍", "👏", "😂", "😮", "😢", "🔥", "🎉", "🤝"];
 
   function saveMuted() {
     storage.set("localStorage", "dominologist:muted", JSON.stringify([...state.muted]));
@@ -505,8 +520,10 @@ export function startTable(app) {
     const who = el("strong", { class: "chat-who" }, m.user.name);
     const marks = [];
     if (m.audience === "spectators") marks.push(el("span", { class: "chat-tag" }, t("chat_watching")));
-    const text = m.kind === "quick" ? t(`quick_${m.text}`) : m.text;
-    const body = muted ? el("span", { class: "chat-muted" }, t("chat_muted_line")) : el("span", { class: `chat-text${m.kind === "emote" ? " emote" : ""}` }, text);
+    let body;
+    if (muted) body = el("span", { class: "chat-muted" }, t("chat_muted_line"));
+    else if (m.kind === "emote") body = el("span", { class: "chat-text emote" }, emoteNode(m.text, 26));
+    else body = el("span", { class: "chat-text" }, m.kind === "quick" ? t(`quick_${m.text}`) : m.text);
     const tools = [];
     if (!mine) {
       tools.push(
@@ -523,6 +540,13 @@ export function startTable(app) {
     ui.chatLog.scrollTop = ui.chatLog.scrollHeight;
   }
 
+  /** An emote as the site's own icon (never the emoji itself: a device may lack the font). */
+  function emoteNode(value, size) {
+    const emote = emoteOf(value);
+    if (!emote) return el("span", { class: "chat-muted" }, t("emote_unknown"));
+    return emoteIcon(emote, { size, label: t(emote.key) });
+  }
+
   function addChat(m) {
     if (!m || state.chat.some((x) => x.id === m.id)) return;
     state.chat.push(m);
@@ -531,14 +555,55 @@ export function startTable(app) {
     ui.chatLog.append(chatLine(m));
     while (ui.chatLog.children.length > 100) ui.chatLog.firstElementChild.remove();
     ui.chatLog.scrollTop = ui.chatLog.scrollHeight;
-    if (m.user.id !== userId && !state.muted.has(m.user.id)) sounds.play("chat");
+    const mine = m.user.id === userId;
+    if (!mine && !state.muted.has(m.user.id)) {
+      sounds.play("chat");
+      if (!chatInView()) {
+        state.unread += 1;
+        renderUnread();
+        // A short word over the speaker's seat, so a player need not open the drawer to see it.
+        const seat = (state.table?.seats || []).find((s) => s.player?.id === m.user.id);
+        if (seat && m.kind !== "text") {
+          const label = m.kind === "emote" ? emoteNode(m.text, 34) : t(`quick_${m.text}`);
+          floatOnSeat(seat.number, label, "chat-pop");
+        }
+      }
+    }
+  }
+
+  function chatInView() {
+    return drawerShown() && state.tab === "chat" && document.visibilityState !== "hidden";
+  }
+
+  function renderUnread() {
+    const n = state.unread;
+    for (const badge of [ui.unread, ...app.querySelectorAll("[data-unread]")]) {
+      if (!badge) continue;
+      badge.hidden = n === 0;
+      badge.textContent = n > 9 ? "9+" : String(n);
+    }
+    ui.drawerToggle?.setAttribute("aria-label", n ? t("drawer_unread", { n }) : t("drawer_label"));
   }
 
   function setupChat() {
     if (ui.chatQuick) {
       ui.chatQuick.replaceChildren(
-        ...QUICK.map((k) => el("button", { type: "button", class: "btn btn-small btn-quiet", text: t(`quick_${k}`), onclick: () => send({ type: "chat", quick: k }) })),
-        ...EMOTES.map((e) => el("button", { type: "button", class: "btn btn-small btn-quiet emote", "aria-label": t("send_emote", { emote: e }), text: e, onclick: () => send({ type: "chat", emote: e }) })),
+        el(
+          "div",
+          { class: "quick-phrases" },
+          QUICK.map((k) => el("button", { type: "button", class: "btn btn-small btn-quiet", text: t(`quick_${k}`), onclick: () => send({ type: "chat", quick: k }) })),
+        ),
+        el(
+          "div",
+          { class: "quick-emotes" },
+          EMOTES.map((e) =>
+            el(
+              "button",
+              { type: "button", class: "btn btn-small btn-quiet emote", "data-emote": e.key, "aria-label": t("send_emote", { emote: t(e.key) }), title: t(e.key), onclick: () => send({ type: "chat", emote: e.value }) },
+              emoteIcon(e, { size: 24 }),
+            ),
+          ),
+        ),
       );
     }
     ui.chatForm?.addEventListener("submit", (ev) => {
@@ -586,6 +651,7 @@ export function startTable(app) {
         applyPicture(msg, msg.type === "resume" ? flattenEvents(msg.events, state.connSeq) : [], {
           full: true,
           resume: msg.type === "resume",
+          log: Array.isArray(msg.log) ? msg.log : null,
         });
         break;
       case "update":
@@ -639,14 +705,22 @@ export function startTable(app) {
     return out;
   }
 
-  function applyPicture(msg, events, { full = false, resume = false }) {
+  function applyPicture(msg, events, { full = false, resume = false, log = null }) {
     if (msg.table !== undefined) state.table = msg.table;
     if (msg.game !== undefined) state.game = msg.game;
     const game = state.game;
     if (state.pending && game && game.version !== undefined && game.version !== state.pending.version) clearPending();
     if (!game) clearPending();
 
-    for (const ev of events) onEvent(ev, { replay: resume });
+    if (log) drawLog(log); // the whole recent log: the events below add no second line
+    for (const ev of events) onEvent(ev, { replay: resume, noLog: !!log });
+    const gameKey = state.table?.game_number ?? null;
+    if (events.some((ev) => ev.type === "game_over")) state.resultShownFor = gameKey;
+    if (full && game?.phase === "game_over" && game.game && state.resultShownFor !== gameKey) {
+      // A page opened on a finished game shows its result (once; Close keeps it closed).
+      state.resultShownFor = gameKey;
+      showGameOver(resultEvent(game));
+    }
 
     // Forget a chosen bone that is no longer playable.
     if (state.selected && !playsFor(state.selected).length) state.selected = null;
@@ -826,6 +900,8 @@ export function startTable(app) {
     const seat = mySeat();
     if (seat === null) return;
     const g = state.game;
+    // After the game nothing more is dealt (a rematch deals its first hand from the house's seed).
+    if (g?.phase === "game_over" || (state.table?.status && !["open", "playing"].includes(state.table.status))) return;
     if (g && g.phase === "awaiting_deal" && Array.isArray(g.wash?.seats) && !g.wash.seats.includes(seat)) return;
     if (g && g.phase !== "awaiting_deal" && typeof g.deal === "number" && g.deal >= c.hand) return; // dealt already
     let washed = [];
@@ -845,9 +921,39 @@ export function startTable(app) {
 
   // ======================================================================== names
 
+  function seatInfo(seat) {
+    return state.table?.seats?.find((x) => x.number === seat) ?? state.table?.seats?.[seat] ?? null;
+  }
+
+  /** A player's name as the page shows it. A house player's account name ends in the English
+   *  "(house)" and starts with its level: both are said in the page's language instead. */
+  function playerLabel(player) {
+    if (!player) return "";
+    if (!player.house) return player.name;
+    const bare = String(player.name).replace(/\s*\(house\)$/, "");
+    const level = player.house.charAt(0).toUpperCase() + player.house.slice(1);
+    const first = bare.startsWith(`${level} `) ? bare.slice(level.length + 1) : "";
+    return first ? t("house_name", { level: t(`level_${player.house}`), first }) : bare;
+  }
+
+  /** The shortest name that still tells players apart at a glance (the score strip). */
+  function playerShort(player) {
+    if (!player) return "";
+    if (!player.house) return player.name;
+    const bare = String(player.name).replace(/\s*\(house\)$/, "");
+    return bare.split(" ").slice(1).join(" ") || bare;
+  }
+
+  /** A seat's player in a sentence: a house player is marked as one. */
   function seatName(seat) {
-    const s = state.table?.seats?.find((x) => x.number === seat) ?? state.table?.seats?.[seat];
-    return s?.player?.name || t("seat_n", { n: seat + 1 });
+    const player = seatInfo(seat)?.player;
+    if (!player) return t("seat_n", { n: seat + 1 });
+    return player.house ? t("house_marked", { name: playerLabel(player) }) : player.name;
+  }
+
+  function isPartner(seat) {
+    const me = mySeat();
+    return partners() && me !== null && seat !== me && sideOf(seat) === sideOf(me);
   }
 
   function settings() {
@@ -886,13 +992,20 @@ export function startTable(app) {
   let lastActor = null;
   const pendingDumbbells = [];
 
-  function onEvent(ev, { replay }) {
+  /**
+   * One event: its line in the move log, and what it does on the page (sounds, floating scores,
+   * the summary and game-over dialog). `replay`: caught up on reconnecting (no sounds or floats);
+   * `logOnly`: only the line, when the log is drawn again from the server's (the page was opened
+   * or reloaded); `noLog`: only the effects (the log came whole with the same message).
+   */
+  function onEvent(ev, { replay = false, logOnly = false, noLog = false } = {}) {
     const name = (s) => seatName(s);
+    const live = !replay && !logOnly;
     let text = null;
     let cls = "";
     switch (ev.type) {
       case "seat_taken":
-        text = t("log_seat_taken", { name: ev.player?.name || name(ev.seat), seat: ev.seat + 1 });
+        text = t("log_seat_taken", { name: ev.player ? (ev.player.house ? t("house_marked", { name: playerLabel(ev.player) }) : ev.player.name) : name(ev.seat), seat: ev.seat + 1 });
         break;
       case "seat_left":
         text = t("log_seat_left", { seat: ev.seat + 1 });
@@ -911,7 +1024,7 @@ export function startTable(app) {
         text = t("log_wash");
         break;
       case "dealt":
-        state.doublesSeen = null;
+        if (!logOnly) state.doublesSeen = null;
         text = t("log_dealt", { deal: ev.deal ?? ev.hand ?? "" });
         cls = "hand";
         break;
@@ -921,29 +1034,31 @@ export function startTable(app) {
         break;
       case "doubles_to_choose":
         text = t("log_doubles_to_choose", { name: name(ev.seat) });
-        if (ev.doubles) state.doublesSeen = ev.doubles;
+        if (ev.doubles && !logOnly) state.doublesSeen = ev.doubles;
         break;
       case "doubles_chosen":
         text = t(ev.choice === "play" ? "log_doubles_play" : "log_doubles_reshuffle", { name: name(ev.seat) });
         break;
       case "bone_played":
-        lastActor = ev.seat;
-        summaryMayGo();
+        if (!logOnly) {
+          lastActor = ev.seat;
+          summaryMayGo();
+        }
         text = ev.end
           ? t("log_played", { name: name(ev.seat), bone: canonicalBone(ev.bone), end: t(`end_${ev.end}`), count: ev.count })
           : t("log_led", { name: name(ev.seat), bone: canonicalBone(ev.bone), count: ev.count });
-        if (!replay) sounds.play("play");
+        if (live) sounds.play("play");
         break;
       case "drew":
-        lastActor = ev.seat;
+        if (!logOnly) lastActor = ev.seat;
         text = ev.bone
           ? t("log_drew_own", { bone: canonicalBone(ev.bone), yard: ev.yard })
           : t("log_drew", { name: name(ev.seat), yard: ev.yard });
-        if (!replay) sounds.play("draw");
+        if (live) sounds.play("draw");
         break;
       case "passed":
         text = t("log_passed", { name: name(ev.seat) });
-        if (!replay) {
+        if (live) {
           sounds.play("pass");
           if (ev.seat === mySeat()) {
             state.passingUntil = Date.now() + 2500;
@@ -955,7 +1070,7 @@ export function startTable(app) {
         const reason = ev.reason || "ends";
         text = t(`log_scored_${reason}`, { side: sideName(ev.side), points: ev.points, score: ev.score });
         cls = "score";
-        if (!replay) {
+        if (live) {
           const label =
             reason === "count" ? t("float_domino", { points: ev.points }) : reason === "bonus" ? t("float_bonus", { points: ev.points }) : t("float_points", { points: ev.points });
           floatNear(ev.side, label, reason !== "ends");
@@ -969,7 +1084,7 @@ export function startTable(app) {
         break;
       case "dumbbell":
         text = t("log_dumbbell", { name: name(ev.seat), in_turn: ev.in_turn, in_game: ev.in_game });
-        if (!replay) {
+        if (live) {
           pendingDumbbells.push(ev.seat);
           announce(text);
         }
@@ -977,7 +1092,7 @@ export function startTable(app) {
       case "hand_over":
         text = handOverTitle(ev);
         cls = "hand";
-        showSummary(ev);
+        if (!logOnly) showSummary(ev);
         break;
       case "away":
         text = t(ev.on_purpose ? "log_away_closed" : "log_away_lost", { name: name(ev.seat) });
@@ -987,7 +1102,7 @@ export function startTable(app) {
         break;
       case "rematch":
         text = t(ev.want ? "log_rematch" : "log_rematch_off", { name: name(ev.seat) });
-        if (!replay && ev.want && ev.seat !== mySeat()) announce(text);
+        if (live && ev.want && ev.seat !== mySeat()) announce(text);
         break;
       case "game_aborted":
         text = t("log_aborted", { name: name(ev.seat) });
@@ -996,12 +1111,26 @@ export function startTable(app) {
       case "game_over":
         text = t("log_game_over", { side: sideName(ev.winner) });
         cls = "hand";
-        showGameOver(ev);
+        if (!logOnly) showGameOver(ev);
         break;
       default:
         break;
     }
-    if (text) addLog(text, cls);
+    if (text && !noLog) addLog(text, cls);
+  }
+
+  /** The move log drawn again from the server's recent batches ({seq, events}), from the start
+   *  of the table's current game: what a page opened or reloaded mid-game had not seen. */
+  function drawLog(batches) {
+    if (!ui.log || !Array.isArray(batches)) return;
+    let from = 0;
+    batches.forEach((batch, i) => {
+      if ((batch.events || []).some((ev) => ev.type === "game_started")) from = i;
+    });
+    ui.log.replaceChildren();
+    for (const batch of batches.slice(from)) {
+      for (const ev of batch.events || []) onEvent(ev, { logOnly: true });
+    }
   }
 
   function addLog(text, cls) {
@@ -1086,35 +1215,71 @@ export function startTable(app) {
     return row;
   }
 
+  /** Whose pips make the count at the end of this hand, and why, one word per seat. */
+  function countedRole(ev, seat) {
+    if (ev.seat === null || ev.seat === undefined) return null;
+    if (ev.result !== "domino" && ev.result !== "blocked") return null;
+    if (seat === ev.seat) return ev.result === "domino" ? "summary_role_domino" : "summary_role_fewest";
+    if (partners() && sideOf(seat) === sideOf(ev.seat)) return "summary_role_partner";
+    return "summary_role_counted";
+  }
+
   function showSummary(ev) {
     const box = ui.summary;
     if (!box) return;
     const hands = Array.isArray(ev.hands) ? ev.hands : [];
     const heading = el("h2", { id: "summary-title" }, handOverTitle(ev));
+    const roles = hands.map((_, seat) => countedRole(ev, seat));
+    const withRoles = roles.some(Boolean);
     const rows = hands.map((bones, seat) =>
       el(
         "tr",
-        { class: seat === ev.seat ? "winner" : null },
-        el("th", { scope: "row" }, seatName(seat)),
+        { class: [seat === ev.seat ? "winner" : "", roles[seat] === "summary_role_counted" ? "counted" : ""].join(" ").trim() || null, "data-seat": String(seat) },
+        el("th", { scope: "row" }, seatName(seat), seat === mySeat() ? el("span", { class: "visually-hidden" }, ` ${t("you_marker")}`) : null),
         el("td", {}, bonesRow(bones)),
         el("td", { class: "num", title: t("summary_pips_help") }, String(pipsOf(bones))),
+        withRoles ? el("td", { class: "role" }, roles[seat] ? t(roles[seat]) : "") : null,
       ),
     );
     const table = el(
       "table",
       {},
       el("caption", { class: "visually-hidden" }, t("summary_hands_caption")),
-      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, t("summary_player")), el("th", { scope: "col" }, t("summary_bones_left")), el("th", { scope: "col", class: "num" }, t("summary_pips")))),
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          el("th", { scope: "col" }, t("summary_player")),
+          el("th", { scope: "col" }, t("summary_bones_left")),
+          el("th", { scope: "col", class: "num", title: t("summary_pips_help") }, t("summary_pips")),
+          withRoles ? el("th", { scope: "col" }, t("summary_counts")) : null,
+        ),
+      ),
       el("tbody", {}, rows),
     );
     const lines = [];
+    const house = !!state.game?.rules?.doubles_bonus;
+    const by = house ? settings().count_by || 5 : state.game?.rules?.unit || 5;
     if (ev.result === "domino" || ev.result === "blocked") {
       if (ev.seat !== null && ev.seat !== undefined) {
-        lines.push(el("p", { class: "count-line" }, t("summary_count", { pips: ev.pips, rounded: ev.rounded })));
+        // What was counted: every other hand (not a partner's), then rounded once.
+        if (ev.result === "blocked") {
+          lines.push(el("p", { class: "count-why" }, t("summary_why_blocked", { pips: ev.pips, by, rounded: ev.rounded })));
+        } else if (house && roles.filter((r) => r === "summary_role_counted").length > 1) {
+          lines.push(el("p", { class: "count-why" }, t("summary_why_count", { pips: ev.pips, by, rounded: ev.rounded })));
+          if (partners()) {
+            const partner = seatsOf(sideOf(ev.seat)).find((seat) => seat !== ev.seat);
+            lines.push(el("p", { class: "count-why" }, t("summary_why_partner", { name: seatName(partner) })));
+          }
+        } else {
+          lines.push(el("p", { class: "count-why" }, t("summary_why_h2h", { pips: ev.pips, by, rounded: ev.rounded })));
+        }
         let result;
         if (ev.points > 0) result = t("summary_points", { side: sideName(ev.side), points: ev.points });
         else if (!ev.rounded) result = t("summary_nothing_to_count");
-        else result = t("summary_no_points", { side: sideName(ev.side) });
+        else result = t("summary_no_points_get_on", { side: sideName(ev.side), n: settings().get_on ?? 0 });
         lines.push(el("p", { class: "count-line" }, result));
       } else {
         lines.push(el("p", {}, t("summary_even", { pips: ev.pips })));
@@ -1122,13 +1287,12 @@ export function startTable(app) {
     } else if (ev.result === "locked") {
       lines.push(el("p", {}, t("summary_locked_help")));
     }
-    const close = el("button", { type: "button", class: "btn", text: t("summary_continue"), onclick: hideSummary });
-    box.replaceChildren(heading, table, ...lines, el("div", { class: "actions" }, close));
+    const close = el("button", { type: "button", class: "btn", "data-summary-close": "", text: t("summary_continue"), onclick: hideSummary });
+    box.replaceChildren(el("div", { class: "summary-body" }, heading, el("div", { class: "table-scroll" }, table), ...lines), el("div", { class: "actions" }, close));
     box.hidden = false;
     box.setAttribute("aria-labelledby", "summary-title");
     state.summaryShownAt = Date.now();
-    clearTimeout(state.summaryTimer);
-    state.summaryTimer = setTimeout(hideSummary, 25000);
+    clearTimeout(state.summaryTimer); // it stays until read: Continue, Escape, or the next hand under way
   }
 
   /** The next hand is under way: let the summary go once it has been read for a moment. */
@@ -1155,9 +1319,46 @@ export function startTable(app) {
     return tn("workout_run", miles, { n: miles.toLocaleString(document.documentElement.lang || undefined) });
   }
 
+  /** An amount of play money in words: "30 Dollars", "2 books", "1 × Soup". */
+  function moneyText(unitKey, amount, units) {
+    if (unitKey === "dollars") return tn("money_dollars", amount);
+    if (unitKey === "books") return tn("money_books", amount);
+    const good = units?.[unitKey] || {};
+    const lang = document.documentElement.lang || "en";
+    const name = (lang.startsWith("es") && good.name_es) || good.name || "?";
+    return t("money_goods", { n: amount, name });
+  }
+
+  /** What a seat won or paid at a staked table once the game was settled (null elsewhere). */
+  function netText(seat) {
+    const settled = state.table?.settlement;
+    const net = settled?.net?.[seat];
+    if (!net) return null;
+    const won = [];
+    const paid = [];
+    for (const [unit, amount] of Object.entries(net)) {
+      if (amount > 0) won.push(moneyText(unit, amount, settled.units));
+      else if (amount < 0) paid.push(moneyText(unit, -amount, settled.units));
+    }
+    const parts = [];
+    if (won.length) parts.push(t("net_won", { amount: won.join(", ") }));
+    if (paid.length) parts.push(t("net_paid", { amount: paid.join(", ") }));
+    return { text: parts.length ? parts.join("; ") : t("net_even"), sign: won.length && !paid.length ? "won" : paid.length && !won.length ? "paid" : "even" };
+  }
+
+  /** The game's result as a game_over event, from the game view (a page opened after the end). */
+  function resultEvent(game) {
+    const r = game?.game;
+    if (!r) return null;
+    return { type: "game_over", ...r, scores: game.scores };
+  }
+
   function showGameOver(ev) {
     const d = ui.gameOverDialog;
     if (!d) return;
+    const skunked = ev.skunked || [];
+    const workouts = Array.isArray(ev.workouts) ? ev.workouts : [];
+    const owesSomething = workouts.some(Boolean) || !!state.table?.settlement;
     const body = [];
     body.push(el("h2", { id: "game-over-title" }, t("game_over_title")));
     body.push(el("p", { class: "winner" }, t("game_over_winner", { side: sideName(ev.winner) })));
@@ -1171,44 +1372,85 @@ export function startTable(app) {
     body.push(
       el(
         "ul",
-        { "aria-label": t("scores_title") },
+        { class: "final-scores", "aria-label": t("scores_title") },
         scores.map((s, side) =>
-          el("li", {}, t("game_over_score", { side: sideName(side), score: s }), (ev.skunked || []).includes(side) ? ` — ${t("game_over_skunked")}` : ""),
+          el(
+            "li",
+            { class: side === ev.winner ? "won" : null },
+            t("game_over_score", { side: sideName(side), score: s }),
+            skunked.includes(side) ? el("span", { class: "skunk", title: t("game_over_skunk_plain", { line: state.game?.rules?.skunk_under ?? "" }) }, ` — ${t("game_over_skunked")}`) : "",
+          ),
         ),
       ),
     );
-    if ((ev.skunked || []).length) {
-      body.push(el("p", {}, t("game_over_skunk_help", { line: state.game?.rules?.skunk_under ?? "" })));
+    if (skunked.length) {
+      // "Owes double" only where something is owed: a stake or a workout.
+      const key = owesSomething ? "game_over_skunk_help" : "game_over_skunk_plain";
+      body.push(el("p", { class: "help" }, t(key, { line: state.game?.rules?.skunk_under ?? "" })));
+    }
+
+    // Each player: what they won or paid (staked tables) and the workout they owe (Gym).
+    const seats = (state.table?.seats || []).filter((s) => s.player).map((s) => s.number);
+    const nets = seats.map((seat) => netText(seat));
+    const showNets = nets.some(Boolean);
+    const showWorkouts = workouts.some(Boolean);
+    if (showNets || showWorkouts) {
+      const base = settings().workout;
+      const rows = seats.map((seat, i) => {
+        const w = workouts[seat];
+        let workout = null;
+        if (showWorkouts) {
+          const dumbbells = state.game?.dumbbells?.[seat] ?? 0;
+          const why =
+            w && base
+              ? t(skunked.includes(sideOf(seat)) ? "workout_why_skunked" : "workout_why", { base: workoutText(base), n: dumbbells, per: t(`per_dumbbell_${base.kind}`) })
+              : "";
+          workout = el("td", { "data-workout-seat": w ? String(seat) : null }, w ? workoutText(w) : t("nothing_owed"), why ? el("span", { class: "help" }, why) : null);
+        }
+        const net = nets[i];
+        return el(
+          "tr",
+          { class: seat === mySeat() ? "mine" : null },
+          el("th", { scope: "row" }, seatName(seat), seat === mySeat() ? el("span", { class: "visually-hidden" }, ` ${t("you_marker")}`) : null),
+          showNets ? el("td", { class: `net ${net?.sign || ""}`.trim(), "data-net-seat": String(seat) }, net ? net.text : "") : null,
+          workout,
+        );
+      });
+      body.push(
+        el(
+          "div",
+          { class: "table-scroll" },
+          el(
+            "table",
+            { class: "result-table" },
+            el("caption", {}, t("game_over_each")),
+            el(
+              "thead",
+              {},
+              el(
+                "tr",
+                {},
+                el("th", { scope: "col" }, t("summary_player")),
+                showNets ? el("th", { scope: "col", title: t("net_help") }, t("net_title")) : null,
+                showWorkouts ? el("th", { scope: "col", title: t("fact_workout_help", { per: base ? t(`per_dumbbell_${base.kind}`) : "" }) }, t("game_over_workouts")) : null,
+              ),
+            ),
+            el("tbody", {}, rows),
+          ),
+        ),
+      );
+      if (showWorkouts && mySeat() !== null && workouts[mySeat()]) body.push(el("p", { class: "help" }, t("workout_on_profile")));
     }
     if (state.table?.game_url) {
       body.push(el("p", {}, el("a", { href: state.table.game_url, "data-game-link": "" }, t("game_over_history"))));
     }
-    if (Array.isArray(ev.workouts)) {
-      const base = settings().workout;
-      const owed = ev.workouts
-        .map((w, seat) => {
-          if (!w) return null;
-          const dumbbells = state.game?.dumbbells?.[seat] ?? 0;
-          const why = base
-            ? t((ev.skunked || []).includes(sideOf(seat)) ? "workout_why_skunked" : "workout_why", {
-                base: workoutText(base),
-                n: dumbbells,
-                per: t(`per_dumbbell_${base.kind}`),
-              })
-            : "";
-          return el("li", { "data-workout-seat": String(seat) }, t("game_over_workout", { name: seatName(seat), workout: workoutText(w) }), why ? el("span", { class: "help" }, why) : null);
-        })
-        .filter(Boolean);
-      if (owed.length) {
-        body.push(el("h3", {}, t("game_over_workouts")), el("ul", {}, owed));
-        if (mySeat() !== null && ev.workouts[mySeat()]) body.push(el("p", { class: "help" }, t("workout_on_profile")));
-      }
-    }
-    body.push(
+    const mine = (state.table?.seats || []).find((x) => x.number === mySeat());
+    d.replaceChildren(
+      el("div", { class: "dialog-body" }, ...body),
       el(
         "div",
         { class: "actions" },
-        mySeat() !== null
+        mySeat() !== null && !mine?.rematch && state.table?.status === "finished"
           ? el("button", {
               type: "button",
               class: "btn",
@@ -1220,31 +1462,33 @@ export function startTable(app) {
               },
             })
           : null,
-        el("button", { type: "button", class: "btn btn-quiet", text: t("close"), onclick: () => d.close() }),
+        el("button", { type: "button", class: "btn btn-quiet", "data-close": "", text: t("close"), onclick: () => d.close() }),
       ),
     );
-    d.replaceChildren(...body);
     d.setAttribute("aria-labelledby", "game-over-title");
     hideSummary();
     if (!d.open) {
       if (typeof d.showModal === "function") d.showModal();
       else d.setAttribute("open", "");
     }
+    d.querySelector(".actions .btn")?.focus(); // the first choice, rather than the link above it
   }
 
   // ======================================================================== drawing
 
   function render() {
     ui.felt?.classList.toggle("offline", !state.ws || state.ws.readyState !== 1);
+    if (state.game) for (const note of document.querySelectorAll(".messages.toast")) note.remove();
     renderHead();
     renderSeats();
     renderScores();
+    renderScoreStrip();
     renderStatus();
-    renderBoardNow();
     renderHand();
     renderInvite();
     renderDoublesDialog();
     renderControls();
+    layoutNow(); // the hand fitted, then the board drawn in the space left
   }
 
   function renderHead() {
@@ -1253,8 +1497,10 @@ export function startTable(app) {
     if (ui.facts) {
       const s = settings();
       const facts = [];
-      const mode = game?.rules?.title || (table?.mode ? t(`mode_${table.mode}`) : null);
-      if (mode) facts.push(el("li", { title: t("fact_mode_help") }, mode));
+      // The mode in the page's language (the engine's title is English).
+      const modeKey = table?.mode || s.mode;
+      const mode = modeKey && strings[`mode_${modeKey}`] ? t(`mode_${modeKey}`) : game?.rules?.title;
+      if (mode) facts.push(el("li", { class: "fact-mode", title: t("fact_mode_help") }, mode));
       if (s.target) facts.push(el("li", { title: t("fact_target_help") }, t("fact_target", { n: s.target })));
       if (s.players) facts.push(el("li", {}, s.partners ? t("fact_partners") : tn("fact_players", s.players)));
       if (s.set) facts.push(el("li", {}, t(`set_${s.set.replace("-", "_")}`)));
@@ -1282,7 +1528,7 @@ export function startTable(app) {
     }
     if (ui.commitment) {
       const c = table?.commitment;
-      if (c && c.sha256) {
+      if (c && c.sha256 && game?.phase !== "game_over" && table?.status !== "finished") {
         ui.commitment.hidden = false;
         const code = ui.commitment.querySelector("code.short");
         const full = ui.commitment.querySelector("code.full");
@@ -1304,6 +1550,26 @@ export function startTable(app) {
 
   const houseChoice = {};
 
+  /** A tiny picture for a number on a seat: a face-down bone, or a dumbbell. */
+  function boneIcon() {
+    return renderBone("0-0", { size: 9, vertical: true, faceDown: true });
+  }
+
+  function dumbbellIcon() {
+    const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+    svg.setAttribute("viewBox", "0 0 24 12");
+    svg.setAttribute("width", "18");
+    svg.setAttribute("height", "9");
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("focusable", "false");
+    svg.setAttribute("class", "dumbbell-icon");
+    svg.innerHTML =
+      '<rect x="1" y="1" width="4" height="10" rx="1" fill="currentColor"/><rect x="19" y="1" width="4" height="10" rx="1" fill="currentColor"/>' +
+      '<rect x="5" y="3" width="2.5" height="6" fill="currentColor"/><rect x="16.5" y="3" width="2.5" height="6" fill="currentColor"/>' +
+      '<rect x="7.5" y="5" width="9" height="2" fill="currentColor"/>';
+    return svg;
+  }
+
   function seatPanel(seatInfo, pos) {
     const table = state.table;
     const game = state.game;
@@ -1313,11 +1579,13 @@ export function startTable(app) {
     const player = seatInfo.player;
     const isMe = me !== null && n === me;
     const turn = game && game.phase !== "game_over" && game.to_act === n;
+    const partner = !!player && isPartner(n);
     const cls = ["seat"];
     if (!player) cls.push("empty");
     if (isMe) cls.push("me");
     if (turn) cls.push("turn");
-    const name = player ? player.name : t("seat_empty");
+    if (partner) cls.push("partner");
+    const name = player ? playerLabel(player) : t("seat_empty");
     const online = seatInfo.online === undefined ? null : !!seatInfo.online;
     const head = el(
       "h3",
@@ -1332,22 +1600,28 @@ export function startTable(app) {
     const line = el("div", { class: "seat-line" });
     if (game && Array.isArray(game.hand_sizes) && player) {
       const count = game.hand_sizes[n] ?? 0;
-      line.append(el("span", { class: "count", title: tn("bones_in_hand", count) }, String(count), el("span", { class: "visually-hidden" }, ` ${tn("bones_in_hand", count)}`)));
-      if (!isMe) {
-        const minis = el("span", { class: "mini-bones", "aria-hidden": "true" });
-        for (let i = 0; i < Math.min(count, 12); i++) minis.append(renderBone("0-0", { size: 9, vertical: true, faceDown: true }));
-        line.append(minis);
-      }
+      line.append(el("span", { class: "count", title: tn("bones_in_hand", count) }, boneIcon(), el("span", { "aria-hidden": "true" }, String(count)), el("span", { class: "visually-hidden" }, tn("bones_in_hand", count))));
+    }
+    if (partner) line.append(el("span", { class: "tag partner", title: t("partner_help") }, t("partner_tag")));
+    if (player?.house) {
+      const level = t(`level_${player.house}`);
+      line.append(el("span", { class: "tag house", title: `${t("house_tag", { level })}. ${t("house_help")}` }, t("house_short")));
     }
     if (pregame && player) {
       line.append(el("span", { class: `tag${seatInfo.ready ? " ready" : ""}` }, seatInfo.ready ? t("ready_tag") : t("not_ready_tag")));
     }
-    if (game && game.rock === n) line.append(el("span", { class: "tag rock", title: t("rock_help") }, t("rock")));
+    if (game && game.rock === n && game.phase !== "game_over") line.append(el("span", { class: "tag rock", title: t("rock_help") }, t("rock")));
     if (game && Array.isArray(game.dumbbells) && (game.settings?.clock || game.dumbbells[n] > 0)) {
       const inTurn = turn ? game.turn_dumbbells || 0 : 0;
+      const total = game.dumbbells[n] ?? 0;
+      const words = inTurn ? t("dumbbells_turn_game", { turn: inTurn, game: total }) : t("dumbbells_n", { n: total });
       line.append(
-        el("span", { class: `tag dumbbells${inTurn ? " in-turn" : ""}`, "data-dumbbells": String(game.dumbbells[n] ?? 0), title: t("dumbbells_help") },
-          inTurn ? t("dumbbells_turn_game", { turn: inTurn, game: game.dumbbells[n] ?? 0 }) : t("dumbbells_n", { n: game.dumbbells[n] ?? 0 })),
+        el(
+          "span",
+          { class: `tag dumbbells${inTurn ? " in-turn" : ""}`, "data-dumbbells": String(total), title: `${words}. ${t("dumbbells_help")}` },
+          dumbbellIcon(),
+          inTurn ? words : el("span", {}, el("span", { "aria-hidden": "true" }, String(total)), el("span", { class: "visually-hidden" }, words)),
+        ),
       );
     }
     if (player && seatInfo.grace_until && game && game.phase !== "game_over") {
@@ -1355,11 +1629,8 @@ export function startTable(app) {
       paintGrace(tag);
       line.append(tag);
     }
-    if (table?.host && player && table.host === player.id) {
+    if (pregame && table?.host && player && table.host === player.id) {
       line.append(el("span", { class: "tag", title: t("host_help") }, t("host")));
-    }
-    if (player?.house) {
-      line.append(el("span", { class: "tag house", title: t("house_help") }, t("house_tag", { level: t(`level_${player.house}`) })));
     }
     const actions = el("div", { class: "seat-actions" });
     if (pregame && !state.fatal) {
@@ -1491,7 +1762,9 @@ export function startTable(app) {
       }
       const score = scores[side] ?? 0;
       const pct = target ? Math.min(100, Math.round((100 * score) / target)) : 0;
-      const bar = el("div", { class: "bar", "aria-hidden": "true" }, el("span", { style: `width:${pct}%` }));
+      const fill = el("span");
+      fill.style.width = `${pct}%`; // CSSOM, which the Content-Security-Policy allows (a style="" would not be)
+      const bar = el("div", { class: "bar", "aria-hidden": "true" }, fill);
       let dumb = null;
       if (game && s.clock && Array.isArray(game.dumbbells)) {
         const d = seatsOf(side).reduce((sum, seat) => sum + (game.dumbbells[seat] || 0), 0);
@@ -1520,6 +1793,43 @@ export function startTable(app) {
     if (skunk) foot.push(el("p", { class: "target", title: t("skunk_help", { n: skunk }) }, t("skunk_line", { n: skunk })));
     if (getOn > 0) foot.push(el("p", { class: "target" }, t("get_on_line", { n: getOn })));
     pad.replaceChildren(table, ...foot);
+  }
+
+  /** The scores at a glance, in the bar: one chip a side, each explained in its title. */
+  function renderScoreStrip() {
+    const strip = ui.scoreStrip;
+    if (!strip) return;
+    const game = state.game;
+    const sides = game ? sideCount() : 0;
+    if (!sides) {
+      strip.replaceChildren();
+      strip.hidden = true;
+      return;
+    }
+    strip.hidden = false;
+    const me = mySeat();
+    const target = settings().target || 0;
+    const chips = [];
+    for (let side = 0; side < sides; side++) {
+      const mine = me !== null && sideOf(me) === side;
+      const turn = game.phase !== "game_over" && game.to_act !== null && game.to_act !== undefined && sideOf(game.to_act) === side;
+      let who;
+      if (mine) who = partners() ? t("score_us") : t("score_you");
+      else if (partners() && me !== null) who = t("score_them");
+      else who = seatsOf(side).map((seat) => playerShort(seatInfo(seat)?.player) || t("seat_n", { n: seat + 1 })).join(" & ");
+      const score = game.scores?.[side] ?? 0;
+      const help = t("score_chip_help", { side: sideName(side), score, target });
+      chips.push(
+        el(
+          "li",
+          { class: ["score-chip", mine ? "mine" : "", turn ? "turn" : ""].join(" ").trim(), "data-side": String(side), title: help },
+          el("span", { class: "who", "aria-hidden": "true" }, who),
+          el("span", { class: "pts", "aria-hidden": "true" }, String(score)),
+          el("span", { class: "visually-hidden" }, help),
+        ),
+      );
+    }
+    strip.replaceChildren(...chips);
   }
 
   function renderStatus() {
@@ -1580,7 +1890,6 @@ export function startTable(app) {
     }
   }
 
-  let boardFrame = 0;
   function renderBoardNow() {
     if (!ui.board) return;
     const game = state.game;
@@ -1603,10 +1912,6 @@ export function startTable(app) {
       else focusHand();
     }
   }
-  function scheduleBoard() {
-    cancelAnimationFrame(boardFrame);
-    boardFrame = requestAnimationFrame(renderBoardNow);
-  }
 
   function focusHand() {
     ui.hand?.querySelector('.hand-bone[tabindex="0"]')?.focus();
@@ -1625,7 +1930,6 @@ export function startTable(app) {
     ui.hand.setAttribute("aria-busy", pending ? "true" : "false");
     const buttons = [];
     if (!watching) {
-      const big = window.matchMedia && window.matchMedia("(min-width: 760px)").matches;
       game.hand.forEach((bone, i) => {
         const key = canonicalBone(bone);
         const ends = playsFor(bone);
@@ -1644,7 +1948,7 @@ export function startTable(app) {
             "aria-disabled": playable ? null : "true",
             tabindex: "-1",
           },
-          renderBone(bone, { size: big ? 36 : 24, vertical: true }),
+          renderBone(bone, { size: 36, vertical: true }), // drawn at --bone (fitHand)
         );
         btn.addEventListener("click", (ev) => {
           if (state.suppressClick) {
@@ -1675,7 +1979,7 @@ export function startTable(app) {
     if (ui.handHint && !hintTimerActive()) {
       let h = "";
       if (pending) h = t("hint_sending");
-      else if (state.selected) h = t("hint_choose_end");
+      else if (state.selected) h = t(coarsePointer() ? "hint_choose_end_touch" : "hint_choose_end");
       else if (acts.some((a) => a.type === "play")) h = t("hint_choose_bone");
       else if (acts.length && acts.every((a) => a.type === "draw")) h = t("hint_draw");
       ui.handHint.textContent = h;
@@ -1817,6 +2121,129 @@ export function startTable(app) {
 
   // ======================================================================== static controls
 
+  // ======================================================================== the drawer
+
+  // From 1200 px wide the drawer is a column beside the felt, always shown; below, it slides
+  // over the felt from the bar's button and closes with Escape, the close button or a click
+  // outside it.
+  const dockQuery = window.matchMedia ? window.matchMedia("(min-width: 1200px)") : null;
+  function drawerDocked() {
+    return !!dockQuery?.matches;
+  }
+
+  function drawerShown() {
+    return drawerDocked() || state.drawerOpen;
+  }
+
+  function setDrawer(open, { focus = true } = {}) {
+    state.drawerOpen = open;
+    app.classList.toggle("drawer-open", open);
+    ui.drawerToggle?.setAttribute("aria-expanded", open ? "true" : "false");
+    if (open) {
+      if (state.tab === "chat") clearUnread();
+      if (focus) ui.tabs.find((tab) => tab.dataset.tab === state.tab)?.focus();
+    } else if (focus && ui.drawer?.contains(document.activeElement)) {
+      ui.drawerToggle?.focus();
+    }
+    scheduleLayout();
+  }
+
+  function clearUnread() {
+    if (!state.unread) return;
+    state.unread = 0;
+    renderUnread();
+  }
+
+  function selectTab(name, { focus = false } = {}) {
+    if (!ui.tabs.some((tab) => tab.dataset.tab === name)) name = "moves";
+    state.tab = name;
+    storage.set("localStorage", "dominologist:table-tab", name);
+    for (const tab of ui.tabs) {
+      const on = tab.dataset.tab === name;
+      tab.setAttribute("aria-selected", on ? "true" : "false");
+      tab.tabIndex = on ? 0 : -1;
+      const panel = document.getElementById(tab.getAttribute("aria-controls"));
+      if (panel) panel.hidden = !on;
+      if (on && focus) tab.focus();
+    }
+    if (name === "chat" && drawerShown()) clearUnread();
+    if (name === "moves" && ui.log) ui.log.scrollTop = ui.log.scrollHeight;
+    if (name === "chat" && ui.chatLog) ui.chatLog.scrollTop = ui.chatLog.scrollHeight;
+  }
+
+  function wireDrawer() {
+    ui.drawerToggle?.addEventListener("click", () => setDrawer(!state.drawerOpen));
+    ui.drawerClose?.addEventListener("click", () => setDrawer(false));
+    for (const tab of ui.tabs) {
+      tab.addEventListener("click", () => selectTab(tab.dataset.tab));
+      tab.addEventListener("keydown", (ev) => {
+        const i = ui.tabs.indexOf(tab);
+        let next = null;
+        if (ev.key === "ArrowRight") next = (i + 1) % ui.tabs.length;
+        else if (ev.key === "ArrowLeft") next = (i - 1 + ui.tabs.length) % ui.tabs.length;
+        else if (ev.key === "Home") next = 0;
+        else if (ev.key === "End") next = ui.tabs.length - 1;
+        if (next === null) return;
+        ev.preventDefault();
+        selectTab(ui.tabs[next].dataset.tab, { focus: true });
+      });
+    }
+    document.addEventListener("pointerdown", (ev) => {
+      if (!state.drawerOpen || drawerDocked()) return;
+      const target = ev.target;
+      if (ui.drawer?.contains(target) || ui.drawerToggle?.contains(target)) return;
+      if (target.closest?.("dialog")) return;
+      setDrawer(false, { focus: false });
+    });
+    dockQuery?.addEventListener?.("change", () => {
+      if (drawerDocked()) setDrawer(false, { focus: false });
+      if (state.tab === "chat" && drawerShown()) clearUnread();
+    });
+    selectTab(storage.get("localStorage", "dominologist:table-tab") || "moves");
+    renderUnread();
+  }
+
+  // ======================================================================== fitting the screen
+
+  /** The hand's bones as large as the rack allows, in as few rows as possible. */
+  function fitHand() {
+    const h = window.innerHeight;
+    fitRow(ui.hand, ".hand-bone", h < 500 ? 26 : h < 760 ? 30 : h < 880 ? 36 : 42);
+    fitRow(ui.yardBones, ".yard-bone", window.innerHeight < 500 ? 16 : 22);
+  }
+
+  function fitRow(box, selector, largest) {
+    if (!box) return;
+    const n = box.querySelectorAll(selector).length;
+    const width = box.clientWidth;
+    if (!n || !width) return;
+    const gap = 4; // the CSS gap
+    const frame = 8; // a button's padding around its bone
+    let size = 0;
+    for (let rows = 1; rows <= 4; rows++) {
+      const perRow = Math.ceil(n / rows);
+      size = Math.floor((width - gap * (perRow - 1)) / perRow) - frame;
+      if (size >= 18) break;
+    }
+    size = Math.max(12, Math.min(largest, size));
+    box.style.setProperty("--bone", `${size}px`);
+  }
+
+  let layoutFrame = 0;
+  function scheduleLayout() {
+    cancelAnimationFrame(layoutFrame);
+    layoutFrame = requestAnimationFrame(layoutNow);
+  }
+
+  /** Fit the hand, then draw the board in the space left to it; `data-fitted` says for which
+   *  window size that was done (tests wait for it after resizing). */
+  function layoutNow() {
+    cancelAnimationFrame(layoutFrame);
+    fitHand();
+    renderBoardNow();
+    app.dataset.fitted = `${window.innerWidth}x${window.innerHeight}`;
+  }
+
   function wireControls() {
     // Arrow keys move along the hand (a toolbar); Escape cancels a chosen bone.
     ui.hand?.addEventListener("keydown", (ev) => {
@@ -1836,19 +2263,29 @@ export function startTable(app) {
       state.handFocus = next;
     });
     app.addEventListener("keydown", (ev) => {
-      if (ev.key === "Escape" && state.selected) {
+      if (ev.key !== "Escape") return;
+      if (state.drawerOpen && !drawerDocked() && ui.drawer?.contains(document.activeElement)) {
+        ev.preventDefault();
+        setDrawer(false);
+      } else if (state.selected) {
         ev.preventDefault();
         cancelSelection();
-      } else if (ev.key === "Escape" && ui.summary && !ui.summary.hidden) {
+      } else if (ui.summary && !ui.summary.hidden) {
         hideSummary();
+      } else if (state.drawerOpen && !drawerDocked()) {
+        setDrawer(false);
       }
     });
 
+    wireDrawer();
+
     if (ui.soundToggle) {
+      const label = ui.soundToggle.querySelector("[data-sound-label]");
       const paint = () => {
         ui.soundToggle.setAttribute("aria-pressed", sounds.enabled ? "true" : "false");
-        ui.soundToggle.textContent = sounds.enabled ? t("sound_on") : t("sound_off");
-        ui.soundToggle.title = t("sound_help");
+        const words = sounds.enabled ? t("sound_on") : t("sound_off");
+        if (label) label.textContent = words;
+        ui.soundToggle.title = `${words}. ${t("sound_help")}`;
       };
       ui.soundToggle.addEventListener("click", () => {
         sounds.setEnabled(!sounds.enabled);
@@ -1880,10 +2317,8 @@ export function startTable(app) {
       if (status) status.textContent = t("copied");
     });
 
-    // Collapse the move log by default on phones.
-    if (ui.logDetails && window.matchMedia && window.matchMedia("(max-width: 759px)").matches) ui.logDetails.open = false;
-
-    // Redraw the board when its box changes size.
+    // Fit the hand and redraw the board when the window or the board's box changes size.
+    window.addEventListener("resize", scheduleLayout);
     if (window.ResizeObserver && ui.boardWrap) {
       let w = 0;
       let h = 0;
@@ -1892,8 +2327,16 @@ export function startTable(app) {
         if (Math.abs(r.width - w) < 2 && Math.abs(r.height - h) < 2) return;
         w = r.width;
         h = r.height;
-        scheduleBoard();
+        scheduleLayout();
       }).observe(ui.boardWrap);
+    }
+
+    // The site's messages ("Your table is open…") float over the table for a moment, never
+    // pushing it down; a click or the game under way sends them off.
+    for (const box of document.querySelectorAll(".messages")) {
+      box.classList.add("toast");
+      box.addEventListener("click", () => box.remove());
+      setTimeout(() => box.remove(), 8000);
     }
 
     // Come back quickly when the page is shown again or the network returns.

@@ -8,6 +8,7 @@ set (`window.wsReady`, data attributes), never through sleeps.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -85,11 +86,31 @@ def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
         # the event never comes, and a machine busy with other work may take a while.
         context.set_default_timeout(30_000)
         contexts.append(context)
-        return context.new_page()
+        return _csp_safe_waits(context.new_page())
 
     yield make
     for context in contexts:
         context.close()
+
+
+_FUNCTION = re.compile(r"^(async\s+)?(function\b|\([^()]*\)\s*=>|[\w$]+\s*=>)")
+
+
+def _csp_safe_waits(page: Any) -> Any:
+    """Pages run under the site's Content-Security-Policy (no 'unsafe-eval'), and Playwright
+    polls a bare expression given to `wait_for_function` with the page's own eval, which the
+    policy refuses. A function is compiled by the browser's debugger instead: so every bare
+    expression is waited on as `() => (expression)`."""
+    wait = page.wait_for_function
+
+    def wait_for_function(expression: str, *args: Any, **kwargs: Any) -> Any:
+        text = expression.strip()
+        if not _FUNCTION.match(text):
+            expression = f"() => ({text})"
+        return wait(expression, *args, **kwargs)
+
+    page.wait_for_function = wait_for_function
+    return page
 
 
 def screenshot(page: Any, name: str) -> Path:

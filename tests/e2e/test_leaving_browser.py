@@ -12,7 +12,7 @@ from tests.e2e.test_table_browser import drawn_seq, game, take_turn
 
 def open_table(page: Any, url: str, table_id: int) -> None:
     page.goto(f"{url}/tables/{table_id}/")
-    page.wait_for_function("window.wsReady === true")
+    page.wait_for_function("() => window.wsReady === true")
 
 
 def test_a_player_drops_comes_back_and_the_game_goes_on_to_its_end(
@@ -29,7 +29,11 @@ def test_a_player_drops_comes_back_and_the_game_goes_on_to_its_end(
         page.locator(".seat.me").get_by_role("button", name="Ready", exact=True).click()
     alice_page.wait_for_function("window.dominologistTable.state.game !== null")
 
-    # Chat: what Bob types arrives as text, never as HTML; Alice can mute him.
+    # Chat: what Bob types arrives as text, never as HTML; Alice can mute him. The chat is a tab
+    # of the drawer: a column beside the table on Alice's wide screen, behind a button on Bob's.
+    alice_page.locator("#tab-chat").click()
+    bob_page.locator("#drawer-toggle").click()
+    bob_page.locator("#tab-chat").click()
     bob_page.get_by_label("Your message").fill('<img src=x onerror="window.hacked=1">hello')
     bob_page.get_by_label("Your message").press("Enter")
     line = alice_page.locator("#chat-log .chat-line").last
@@ -66,8 +70,8 @@ def test_a_player_drops_comes_back_and_the_game_goes_on_to_its_end(
             break
         before = drawn_seq(alice_page)
         take_turn(players[state["to_act"]])
-        alice_page.wait_for_function(f"(window.lastDrawnSeq ?? -1) > {before}")
-        bob_page.wait_for_function(f"(window.lastDrawnSeq ?? -1) >= {drawn_seq(alice_page)}")
+        alice_page.wait_for_function(f"() => (window.lastDrawnSeq ?? -1) > {before}")
+        bob_page.wait_for_function(f"() => (window.lastDrawnSeq ?? -1) >= {drawn_seq(alice_page)}")
     else:
         raise AssertionError("the game did not end in 800 turns")
     for page in (alice_page, bob_page):

@@ -38,7 +38,7 @@ def test_adult_signs_up_by_keyboard_and_logs_back_in(
     screenshot(page, f"signup-{width}")
     page.keyboard.press("Enter")
     page.wait_for_url(live_server_url + "/")
-    assert page.get_by_text("Welcome back, Rosa.").is_visible()
+    assert page.get_by_text("Welcome to the house, Rosa.").is_visible()  # not "back" yet
     user = User.objects.get(email="rosa@example.com")
     assert user.time_zone  # filled in by the page from the browser
     # Log out, then log in again.
@@ -47,7 +47,7 @@ def test_adult_signs_up_by_keyboard_and_logs_back_in(
     page.get_by_role("link", name="Log in").first.click()
     page.get_by_label("Email").fill("rosa@example.com")
     page.get_by_label("Password").fill("bones-on-the-table-7")
-    page.get_by_role("button", name="Sign In").click()
+    page.get_by_role("button", name="Log in").click()
     page.wait_for_url(live_server_url + "/")
     assert page.get_by_text("Welcome back, Rosa.").is_visible()
 

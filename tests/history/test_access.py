@@ -62,7 +62,9 @@ def test_a_public_game_is_for_logged_in_adults(alice: Any, bob: Any, make_user: 
 
     assert not may_view_game(minor, game) and not may_view_game(suspended, game)
     assert may_view_game(carol, game)
-    # Anyone may see a profile's statistics; the games themselves need a log-in.
+    # Anyone may see the statistics of a profile open to everyone; the games need a log-in.
+    alice.profile_visibility = "everyone"
+    alice.save(update_fields=["profile_visibility"])
     html = Client().get(f"/players/{alice.pk}/").content.decode()
     assert f'href="{url}"' not in html
     assert "Log in to see the games themselves." in html

@@ -37,11 +37,14 @@ def expect(condition: object, what: str) -> None:
 
 INT = int
 MESSAGES: dict[str, tuple[set[str], set[str]]] = {  # type: (required fields, optional fields)
-    "snapshot": ({"seq", "table", "game", "watchers", "chat", "server_time"}, set()),
-    "resume": ({"seq", "events", "table", "game", "watchers", "chat", "server_time"}, set()),
+    "snapshot": ({"seq", "table", "game", "watchers", "chat", "server_time"}, {"log"}),
+    "resume": ({"seq", "events", "table", "game", "watchers", "chat", "server_time"}, {"log"}),
     "update": ({"seq", "events", "game", "server_time"}, {"table"}),
     "ack": ({"request_id", "version"}, set()),
-    "error": ({"code", "message"}, {"request_id", "field", "version", "until", "request_type"}),
+    "error": (
+        {"code", "message"},
+        {"request_id", "field", "version", "until", "request_type", "seat"},
+    ),
     "pong": ({"server_time"}, set()),
     "chat": ({"message"}, set()),
     "watchers": ({"watchers"}, set()),
@@ -61,6 +64,7 @@ PICTURE = {
     "commitment",
     "game_number",
     "game_url",
+    "settlement",
     "you",
 }
 SEAT = {"number", "player", "ready", "online", "grace_until", "left_on_purpose", "rematch"}
@@ -113,7 +117,7 @@ TABLE_EVENTS: dict[str, list[set[str]]] = {  # type: the field sets it may have
     "table_created": [set()],
     "seat_taken": [{"seat", "player"}],
     "seat_left": [{"seat"}],
-    "removed": [{"seat"}],
+    "removed": [{"seat"}, {"seat", "reason"}],
     "ready": [{"seat", "ready"}],
     "game_started": [{"game"}],
     "online": [{"seat", "online"}],
@@ -122,6 +126,7 @@ TABLE_EVENTS: dict[str, list[set[str]]] = {  # type: the field sets it may have
     "rematch": [{"seat", "want"}],
     "game_aborted": [{"seat"}, {"reason"}],
     "game_voided": [set()],
+    "table_closed": [set()],
 }
 #: Where an engine event's private part is: the seat it belongs to is its `seat` field, except a
 #: deal's hand, which each seated player gets for its own seat.

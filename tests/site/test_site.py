@@ -165,10 +165,12 @@ def test_spanish_catalog_is_complete_and_compiled() -> None:
     assert po.untranslated_entries() == []
     assert po.fuzzy_entries() == []
     mo = polib.mofile(str(CATALOG / "django.mo"))
-    compiled = {entry.msgid: entry.msgstr for entry in mo}
+    compiled = {(entry.msgctxt, entry.msgid): entry.msgstr for entry in mo}
     for entry in po.translated_entries():
         if not entry.msgid_plural:
-            assert compiled.get(entry.msgid) == entry.msgstr, f"stale .mo for {entry.msgid!r}"
+            assert compiled.get((entry.msgctxt, entry.msgid)) == entry.msgstr, (
+                f"stale .mo for {entry.msgid!r}"
+            )
 
 
 def test_every_template_string_is_marked_for_translation() -> None:

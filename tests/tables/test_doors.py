@@ -1,0 +1,409 @@
+"""An open table socket follows its account: log-out, a new password, a suspension, an account
+made inactive or found under 18 close it at once, and every action checks again first (issue 15).
+
+Each test runs on the embedded stack and on PostgreSQL + Redis (CI runs the suite on both).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import AgeStatus, User
+from accounts.services import age_status_set
+from accounts.tasks import age_gate_check
+from dominoes_site import user_sockets
+from dominoes_site.asgi import application
+from dominoes_site.consumers import AccountRefused, HouseConsumer
+from engine import GameState
+from tables import services
+from tables.models import Game, Seat, Table
+
+UNDER_AGE = dt.date.today().replace(year=dt.date.today().year - 16, day=1)
+
+
+async def logged_in(user: Any) -> Client:
+    client = Client()
+    await client.aforce_login(user)
+    return client
+
+
+async def table_socket(client: Client, table_id: int) -> WebsocketCommunicator:
+    """A table socket on `client`'s session, open, present (its pong came back) and answered."""
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    socket = WebsocketCommunicator(
+        application,
+        f"/ws/tables/{table_id}/",
+        headers=[(b"cookie", cookie.encode()), (b"origin", b"http://localhost")],
+    )
+    connected, code = await socket.connect()
+    assert connected, code
+    await socket.send_json_to({"type": "ping"})
+    assert (await next_of(socket, "pong"))["type"] == "pong"
+    await socket.send_json_to({"type": "hello", "last_seq": None})
+    assert (await next_of(socket, "snapshot"))["type"] == "snapshot"
+    return socket
+
+
+async def next_of(socket: WebsocketCommunicator, kind: str, timeout: float = 10) -> dict[str, Any]:
+    """The next message of `kind` (watcher counts and updates cross it on the way)."""
+    while True:
+        message = await socket.receive_json_from(timeout=timeout)
+        if message["type"] == kind:
+            return message
+
+
+async def closed_with(socket: WebsocketCommunicator, timeout: float = 10) -> tuple[int, list[Any]]:
+    """Read until the socket is closed: its close code, and the messages sent before it."""
+    seen: list[Any] = []
+    while True:
+        output = await socket.receive_output(timeout=timeout)
+        if output["type"] == "websocket.close":
+            return output["code"], seen
+        seen.append(output.get("text"))
+
+
+async def still_open(socket: WebsocketCommunicator) -> None:
+    await socket.send_json_to({"type": "ping"})
+    assert (await next_of(socket, "pong"))["type"] == "pong"
+
+
+def open_table(host: Any) -> Table:
+    return services.table_create(host=host, mode="citizen", players=2)
+
+
+def started_table(alice: Any, bob: Any) -> Table:
+    table = open_table(alice)
+    services.seat_take(table_id=table.pk, user=bob, number=1)
+    services.seat_ready(table_id=table.pk, user=alice, ready=True)
+    services.seat_ready(table_id=table.pk, user=bob, ready=True)
+    return table
+
+
+def a_move(table: Table, seat: int) -> tuple[int, dict[str, Any]] | None:
+    """The game's version and a legal move for `seat`, when it is that seat's turn."""
+    game = Game.objects.get(table=table)
+    state = GameState.from_json(game.state)
+    if state.to_act != seat:
+        return None
+    action = state.legal_actions()[0].to_dict()
+    action.pop("seat")
+    return game.version, action
+
+
+def seated(table: Table, number: int) -> int | None:
+    return Seat.objects.get(table=table, number=number).user_id
+
+
+@pytest.fixture
+def lost_messages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The account's `account.changed` messages are lost on the way (or not there yet): only
+    the check each action makes stands between the change and the socket."""
+    lost: list[str] = []
+    monkeypatch.setattr(user_sockets, "group_send", lambda group, message: lost.append(group))
+    return lost
+
+
+# --- log-out ----------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_logging_out_closes_that_sessions_sockets_4001(alice: Any, bob: Any) -> None:
+    table = await sync_to_async(open_table)(bob)
+    laptop, phone = await logged_in(alice), await logged_in(alice)
+    on_laptop = await table_socket(laptop, table.pk)
+    on_phone = await table_socket(phone, table.pk)
+    bobs = await table_socket(await logged_in(bob), table.pk)
+    response = await sync_to_async(laptop.post)(reverse("account_logout"))
+    assert response.status_code == 302
+    code, _ = await closed_with(on_laptop)
+    assert code == 4001
+    # Her phone's session is still logged in: its socket stays, and so does everyone else's.
+    await still_open(on_phone)
+    await on_phone.send_json_to({"type": "sit", "seat": 1})
+    update = await next_of(on_phone, "update")
+    assert update["table"]["seats"][1]["player"]["id"] == alice.pk
+    await still_open(bobs)
+    await on_phone.disconnect()
+    await bobs.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_after_log_out_an_open_socket_cannot_sit_or_chat(
+    alice: Any, bob: Any, lost_messages: list[str]
+) -> None:
+    table = await sync_to_async(open_table)(bob)
+    client = await logged_in(alice)
+    to_sit, to_chat = [await table_socket(client, table.pk) for _ in range(2)]
+    await sync_to_async(client.post)(reverse("account_logout"))
+    assert lost_messages == [f"user.{alice.pk}"]
+    # The close message never came: the next action checks the account first.
+    await to_sit.send_json_to({"type": "sit", "seat": 1})
+    await to_chat.send_json_to({"type": "chat", "text": "still here"})
+    for socket in (to_sit, to_chat):
+        code, seen = await closed_with(socket)
+        assert code == 4001 and not any(s and '"type":"update"' in s for s in seen)
+    assert await sync_to_async(seated)(table, 1) is None
+    assert await sync_to_async(lambda: table.chat.count())() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_logged_out_session_is_refused_at_the_handshake_4001(alice: Any, bob: Any) -> None:
+    table = await sync_to_async(open_table)(bob)
+    client = await logged_in(alice)
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    await sync_to_async(client.post)(reverse("account_logout"))
+    socket = WebsocketCommunicator(
+        application,
+        f"/ws/tables/{table.pk}/",
+        headers=[(b"cookie", cookie.encode()), (b"origin", b"http://localhost")],
+    )
+    connected, _ = await socket.connect()
+    assert connected  # accepted, then closed with the code: the page can say why
+    assert await socket.receive_output(timeout=10) == {"type": "websocket.close", "code": 4001}
+
+
+# --- a new password ---------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_new_password_closes_the_accounts_sockets(alice: Any, bob: Any) -> None:
+    table = await sync_to_async(open_table)(bob)
+    sockets = [await table_socket(await logged_in(alice), table.pk) for _ in range(2)]
+    bobs = await table_socket(await logged_in(bob), table.pk)
+
+    def new_password() -> None:
+        user = User.objects.get(pk=alice.pk)
+        user.set_password("a-whole-new-secret-42")
+        user.save()
+
+    await sync_to_async(new_password)()
+    for socket in sockets:
+        code, _ = await closed_with(socket)
+        assert code == 4001
+    await still_open(bobs)
+    await bobs.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_changing_the_password_on_the_site_closes_the_old_sessions_socket(
+    alice: Any, bob: Any
+) -> None:
+    from tests.conftest import PASSWORD
+
+    table = await sync_to_async(open_table)(bob)
+    elsewhere = await logged_in(alice)
+    socket = await table_socket(elsewhere, table.pk)
+    here = await logged_in(alice)
+    response = await sync_to_async(here.post)(
+        reverse("account_change_password"),
+        {
+            "oldpassword": PASSWORD,
+            "password1": "a-whole-new-secret-42",
+            "password2": "a-whole-new-secret-42",
+        },
+    )
+    assert response.status_code == 302, response.content
+    code, _ = await closed_with(socket)
+    assert code == 4001
+
+
+# --- staff: inactive, suspended, a date of birth corrected ------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_made_inactive_closes_the_socket_4003_and_says_why(alice: Any, bob: Any) -> None:
+    table = await sync_to_async(open_table)(bob)
+    socket = await table_socket(await logged_in(alice), table.pk)
+
+    def deactivate() -> None:
+        user = User.objects.get(pk=alice.pk)
+        user.is_active = False
+        user.save()
+
+    await sync_to_async(deactivate)()
+    code, seen = await closed_with(socket)
+    assert code == 4003
+    assert '"type":"suspended"' in seen[-1] and "not active" in seen[-1]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_staff_correcting_the_date_of_birth_in_admin_closes_the_socket(
+    alice: Any, bob: Any, warden: Any
+) -> None:
+    table = await sync_to_async(started_table)(alice, bob)
+    socket = await table_socket(await logged_in(alice), table.pk)
+    staff = await logged_in(warden)
+
+    def correct() -> int:
+        url = reverse("admin:accounts_user_change", args=[alice.pk])
+        page = staff.get(url)
+        form = page.context["adminform"].form
+        data: dict[str, Any] = {}
+        for name, field in form.fields.items():
+            if field.disabled:
+                continue
+            value = form[name].value()
+            if value is None or value is False:
+                continue
+            data[name] = (
+                [v.pk if hasattr(v, "pk") else v for v in value]
+                if isinstance(value, list | tuple)
+                else value
+            )
+        for formset in page.context["inline_admin_formsets"]:
+            management = formset.formset.management_form
+            for name in management.fields:
+                data[f"{management.prefix}-{name}"] = management[name].value()
+        data["date_of_birth"] = UNDER_AGE.isoformat()
+        return staff.post(url, data).status_code
+
+    assert await sync_to_async(correct)() == 302
+    assert (await User.objects.aget(pk=alice.pk)).date_of_birth == UNDER_AGE
+    code, seen = await closed_with(socket)
+    assert code == 4003
+    assert "adults only" in seen[-1]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_under_18_socket_plays_no_more_moves(
+    alice: Any, bob: Any, lost_messages: list[str]
+) -> None:
+    """The 13 moves in 20 s of the issue: once the date of birth says under 18, not one."""
+    table = await sync_to_async(started_table)(alice, bob)
+    if await sync_to_async(a_move)(table, 1) is not None:  # Bob leads: he plays first
+        version, action = await sync_to_async(a_move)(table, 1)  # type: ignore[misc]
+        await sync_to_async(services.game_act)(
+            table_id=table.pk, user=bob, version=version, action=action
+        )
+    socket = await table_socket(await logged_in(alice), table.pk)
+
+    def correct() -> None:  # staff save the account with the right date of birth
+        user = User.objects.get(pk=alice.pk)
+        user.date_of_birth = UNDER_AGE
+        user.save()
+
+    await sync_to_async(correct)()
+    move = await sync_to_async(a_move)(table, 0)
+    assert move is not None
+    version, action = move
+    await socket.send_json_to({"type": "act", "version": version, "action": action})
+    code, seen = await closed_with(socket)
+    assert code == 4003 and len(seen) == 1 and "adults only" in seen[0]
+    assert (await Game.objects.aget(table=table)).version == version
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_suspension_closes_the_table_socket_and_only_that_accounts(
+    alice: Any, bob: Any, warden: Any
+) -> None:
+    table = await sync_to_async(started_table)(alice, bob)
+    alices = await table_socket(await logged_in(alice), table.pk)
+    bobs = await table_socket(await logged_in(bob), table.pk)
+    await sync_to_async(age_status_set)(
+        user=alice, status=AgeStatus.SUSPENDED, reason="a report", changed_by=warden
+    )
+    code, seen = await closed_with(alices)
+    assert code == 4003 and "suspended" in seen[-1]
+    await still_open(bobs)
+    await bobs.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_daily_job_closes_the_table_socket_at_once(
+    alice: Any, bob: Any, make_user: Any
+) -> None:
+    minor = await sync_to_async(make_user)("Minor")
+    table = await sync_to_async(open_table)(bob)
+    socket = await table_socket(await logged_in(minor), table.pk)
+    # Entered wrong at sign-up and corrected without a save (a data fix): the job finds it.
+    await User.objects.filter(pk=minor.pk).aupdate(date_of_birth=UNDER_AGE)
+    assert await sync_to_async(age_gate_check)() == [minor.pk]
+    code, _ = await closed_with(socket)
+    assert code == 4003
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_under_18_is_refused_at_the_table_handshake_4003(alice: Any, make_user: Any) -> None:
+    table = await sync_to_async(open_table)(alice)
+    kid = await sync_to_async(make_user)("Kid", born=UNDER_AGE)
+    client = await logged_in(kid)
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    socket = WebsocketCommunicator(
+        application,
+        f"/ws/tables/{table.pk}/",
+        headers=[(b"cookie", cookie.encode()), (b"origin", b"http://localhost")],
+    )
+    connected, _ = await socket.connect()
+    assert connected
+    assert await socket.receive_output(timeout=10) == {"type": "websocket.close", "code": 4003}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_change_that_does_not_matter_leaves_the_socket_open(alice: Any, bob: Any) -> None:
+    table = await sync_to_async(open_table)(bob)
+    socket = await table_socket(await logged_in(alice), table.pk)
+
+    def new_zone() -> None:
+        user = User.objects.get(pk=alice.pk)
+        user.time_zone = "Europe/Madrid"
+        user.save()
+
+    await sync_to_async(new_zone)()
+    await socket.send_json_to({"type": "sit", "seat": 1})
+    update = await next_of(socket, "update")
+    assert update["table"]["seats"][1]["player"]["id"] == alice.pk
+    await socket.disconnect()
+
+
+# --- the check's cost -------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_check_costs_no_query_until_the_account_changes(
+    alice: Any, django_assert_num_queries: Any
+) -> None:
+    client = Client()
+    client.force_login(alice)
+    session_key = client.session.session_key
+    consumer = HouseConsumer()
+    consumer.scope = {"user": alice}
+    consumer.session_key = session_key
+    consumer.generation = user_sockets.generation(alice.pk)
+    with django_assert_num_queries(0):
+        for _ in range(20):
+            consumer.check_standing()
+    user_sockets.account_changed(alice.pk)  # nothing that matters changed: it checks, passes
+    with django_assert_num_queries(2):  # the session and the account, once
+        consumer.check_standing()
+    with django_assert_num_queries(0):
+        consumer.check_standing()
+    User.objects.filter(pk=alice.pk).update(is_active=False)
+    user_sockets.account_changed(alice.pk)
+    with pytest.raises(AccountRefused) as refused:
+        consumer.check_standing()
+    assert refused.value.refusal.code == 4003
+
+
+@pytest.mark.django_db
+def test_a_generation_the_cache_lost_means_checking_again(alice: Any) -> None:
+    from django.core.cache import cache
+
+    client = Client()
+    client.force_login(alice)
+    consumer = HouseConsumer()
+    consumer.scope = {"user": alice}
+    consumer.session_key = client.session.session_key
+    consumer.generation = user_sockets.generation(alice.pk)
+    client.logout()  # as if its mark and the generation were both evicted from the cache
+    cache.clear()
+    with pytest.raises(AccountRefused) as refused:
+        consumer.check_standing()
+    assert refused.value.refusal.code == 4001
