@@ -10,20 +10,14 @@ import contextlib
 import logging
 import time
 import uuid
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 from channels_redis.core import RedisChannelLayer
 from redis.asyncio import BlockingConnectionPool
 
+from dominoes_site.inboxes import Inboxes
+
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class _Inbox:
-    queue: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
-    used: float = field(default_factory=time.monotonic)
-    readers: int = 0
 
 
 class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
@@ -40,10 +34,9 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._send_many_script: Any = None
-        self._inboxes: dict[str, _Inbox] = {}
+        self.inboxes = Inboxes(self.expiry)
         self._reader: asyncio.Task[None] | None = None
         self._reader_loop: asyncio.AbstractEventLoop | None = None
-        self._swept = time.monotonic()
 
     # One reader a process ---------------------------------------------------------------------
     #
@@ -72,18 +65,10 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
             ):
                 raise RuntimeError("Two event loops are trying to receive() on one layer at once!")
             if self._reader_loop is not loop:
-                self._inboxes = {}
+                self.inboxes.clear()
             self._reader_loop = loop
             self._reader = loop.create_task(self._read_forever(self.non_local_name(channel)))
-        inbox = self._inboxes.get(channel)
-        if inbox is None:
-            inbox = self._inboxes[channel] = _Inbox()
-        inbox.readers += 1
-        try:
-            return await inbox.queue.get()
-        finally:
-            inbox.readers -= 1
-            inbox.used = time.monotonic()
+        return await self.inboxes.get(channel)
 
     async def _read_forever(self, name: str) -> None:
         key = self.prefix + name
@@ -104,29 +89,10 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
             for body in bodies:
                 message = self.deserialize(body)
                 targets = message.pop("__asgi_channel__", None)
+                # A message may come before its consumer's first receive: its queue waits.
                 for target in targets if isinstance(targets, list) else [targets]:
-                    self._hand_over(target, message)
-            self._sweep()
-
-    def _hand_over(self, channel: str, message: dict[str, Any]) -> None:
-        inbox = self._inboxes.get(channel)
-        if inbox is None:
-            inbox = self._inboxes[channel] = _Inbox()
-        if inbox.queue.qsize() < self.get_capacity(channel):
-            inbox.queue.put_nowait(message)
-
-    def _sweep(self) -> None:
-        """Forget the queues of channels nobody has read for `expiry` seconds."""
-        now = time.monotonic()
-        if now - self._swept < self.expiry:
-            return
-        self._swept = now
-        for name in [
-            name
-            for name, inbox in self._inboxes.items()
-            if inbox.readers == 0 and now - inbox.used > self.expiry
-        ]:
-            del self._inboxes[name]
+                    self.inboxes.put(target, message, self.get_capacity(target), known_only=False)
+            self.inboxes.sweep()
 
     async def flush(self) -> None:
         if self._reader is not None and self._reader_loop is asyncio.get_running_loop():
@@ -134,7 +100,7 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reader
         self._reader = None
-        self._inboxes = {}
+        self.inboxes.clear()
         await super().flush()
 
     def create_pool(self, index: int) -> Any:

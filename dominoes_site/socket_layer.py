@@ -30,13 +30,14 @@ import tempfile
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgspec
 from channels.exceptions import ChannelFull
 from channels.layers import BaseChannelLayer
+
+from dominoes_site.inboxes import Inboxes
 
 log = logging.getLogger(__name__)
 
@@ -45,16 +46,6 @@ _FRAME = struct.Struct("!I")
 MAX_FRAME = 16 * 1024 * 1024
 #: Unix socket paths are limited to 107 bytes; a deeper VAR_DIR gets a folder under /tmp.
 MAX_SOCKET_PATH = 100
-
-
-@dataclass
-class _Inbox:
-    """One channel's queue, on the event loop of the consumer that reads it."""
-
-    loop: asyncio.AbstractEventLoop
-    queue: asyncio.Queue[dict[str, Any]]
-    used: float = field(default_factory=time.monotonic)
-    readers: int = 0
 
 
 class HouseSocketChannelLayer(BaseChannelLayer):  # type: ignore[misc]
@@ -73,7 +64,7 @@ class HouseSocketChannelLayer(BaseChannelLayer):  # type: ignore[misc]
         self.folder = _short_folder(Path(folder))
         self.process = f"p{os.getpid()}x{uuid.uuid4().hex[:8]}"
         self.path = self.folder / f"{self.process}.sock"
-        self._inboxes: dict[str, _Inbox] = {}
+        self.inboxes = Inboxes(expiry)
         self._groups: dict[str, dict[str, float]] = {}
         self._lock = threading.Lock()
         self._server: asyncio.AbstractServer | None = None
@@ -82,31 +73,19 @@ class HouseSocketChannelLayer(BaseChannelLayer):  # type: ignore[misc]
         self._peers: dict[tuple[asyncio.AbstractEventLoop, str], asyncio.StreamWriter] = {}
         self._peer_paths: list[str] = []
         self._folder_seen: int | None = None
-        self._swept = time.monotonic()
 
     # --- channels -----------------------------------------------------------------------------
 
     async def new_channel(self, prefix: str = "specific") -> str:
         await self._listen()
         name = f"{prefix}.{self.process}!{uuid.uuid4().hex}"
-        with self._lock:
-            self._inboxes[name] = _Inbox(asyncio.get_running_loop(), asyncio.Queue())
+        self.inboxes.open(name)
         self._sweep()
         return name
 
     async def receive(self, channel: str) -> dict[str, Any]:
         assert self.require_valid_channel_name(channel)
-        with self._lock:
-            inbox = self._inboxes.get(channel)
-            if inbox is None or inbox.loop is not asyncio.get_running_loop():
-                inbox = _Inbox(asyncio.get_running_loop(), asyncio.Queue())
-                self._inboxes[channel] = inbox
-            inbox.readers += 1
-        try:
-            return await inbox.queue.get()
-        finally:
-            inbox.readers -= 1
-            inbox.used = time.monotonic()
+        return await self.inboxes.get(channel)
 
     async def send(self, channel: str, message: dict[str, Any]) -> None:
         assert isinstance(message, dict), "message is not a dict"
@@ -155,8 +134,8 @@ class HouseSocketChannelLayer(BaseChannelLayer):  # type: ignore[misc]
             await self._forward(peers, ["m", "", [[g, m] for g, m in messages]])
 
     async def flush(self) -> None:
+        self.inboxes.clear()
         with self._lock:
-            self._inboxes.clear()
             self._groups.clear()
 
     async def close(self) -> None:
@@ -182,39 +161,14 @@ class HouseSocketChannelLayer(BaseChannelLayer):  # type: ignore[misc]
     def _deliver(self, channel: str, message: dict[str, Any]) -> bool:
         """Queue `message` for `channel`; False when its queue is full. A channel this process
         does not know (its consumer is gone) drops it, like a message that expired on Redis."""
-        inbox = self._inboxes.get(channel)
-        if inbox is None:
-            return True
-        if inbox.queue.qsize() >= self.get_capacity(channel):
-            return False
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is inbox.loop:
-            inbox.queue.put_nowait(message)
-        else:
-            try:
-                inbox.loop.call_soon_threadsafe(inbox.queue.put_nowait, message)
-            except RuntimeError:  # that consumer's event loop is gone
-                with self._lock:
-                    self._inboxes.pop(channel, None)
-        return True
+        return self.inboxes.put(channel, message, self.get_capacity(channel), known_only=True)
 
     def _sweep(self) -> None:
         """Forget channels nobody has read for `expiry` seconds (their consumers are gone)."""
-        now = time.monotonic()
-        if now - self._swept < self.expiry:
+        gone = self.inboxes.sweep()
+        if not gone:
             return
-        self._swept = now
         with self._lock:
-            gone = {
-                name
-                for name, inbox in self._inboxes.items()
-                if inbox.readers == 0 and now - inbox.used > self.expiry
-            }
-            for name in gone:
-                del self._inboxes[name]
             for group in list(self._groups):
                 members = self._groups[group]
                 for name in gone & members.keys():

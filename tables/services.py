@@ -669,14 +669,13 @@ def _seat_of(game: Game, user: Any) -> int | None:
 
 def playing_game_locked(table_id: int) -> Game:
     """The table's game in progress, its row locked for this transaction (with its table)."""
-    game = (
-        Game.objects.select_for_update()
-        .select_related("table")
-        .filter(table_id=table_id, status=Game.Status.PLAYING)
-        .first()
+    # One statement built once per process: compiling this query was a sixth of a move's time.
+    game = statements.select_locked(
+        Game, "table", {"table": table_id, "status": Game.Status.PLAYING}
     )
     if game is None:
         raise TableError("no_game", _("There is no game in progress at this table."))
+    assert isinstance(game, Game)
     return game
 
 

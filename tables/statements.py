@@ -67,3 +67,73 @@ def insert_rows(model: type[models.Model], rows: list[dict[str, Any]]) -> None:
     params = [_value(model, f, row[f], connection) for row in rows for f in fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
+
+
+def _converters(field: models.Field[Any, Any], connection: Any) -> list[tuple[Any, Any]]:
+    """What the ORM would apply to this column's raw value (the backend's, then the field's),
+    each with the column expression it is given."""
+    column = field.get_col(field.model._meta.db_table)
+    found = [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)]
+    return [(convert, column) for convert in found]
+
+
+_SELECTS: dict[tuple[Any, ...], tuple[str, list[Any], list[Any], list[str], list[str]]] = {}
+
+
+def select_locked(
+    model: type[models.Model], related: str, where: dict[str, Any]
+) -> models.Model | None:
+    """SELECT one row of `model` with the row its foreign key `related` points at, both locked
+    FOR UPDATE where the database can (as `select_for_update().select_related(related)` does),
+    WHERE every `where` field equals its value. Built once per process; the instances come
+    out as the ORM's would, the related one cached on the first."""
+    connection = _connection(model)
+    key = (connection.alias, model._meta.label, related, tuple(where))
+    built = _SELECTS.get(key)
+    if built is None:
+        quote = connection.ops.quote_name
+        foreign_key = model._meta.get_field(related)
+        other = foreign_key.related_model
+        assert isinstance(foreign_key, models.ForeignKey) and isinstance(other, type)
+        own_fields = list(model._meta.concrete_fields)
+        other_fields = list(other._meta.concrete_fields)
+        own_table, other_table = quote(model._meta.db_table), quote(other._meta.db_table)
+        columns = [f"{own_table}.{quote(f.column)}" for f in own_fields]
+        columns += [f"{other_table}.{quote(f.column)}" for f in other_fields]
+        sql = (
+            f"SELECT {', '.join(columns)} FROM {own_table} INNER JOIN {other_table} ON "
+            f"{own_table}.{quote(foreign_key.column)} = "
+            f"{other_table}.{quote(foreign_key.target_field.column)} WHERE "
+            + " AND ".join(
+                f"{own_table}.{quote(model._meta.get_field(f).column)} = %s" for f in where
+            )
+            + " LIMIT 1"
+        )
+        if connection.features.has_select_for_update:
+            sql += " FOR UPDATE"
+        built = (
+            sql,
+            [_converters(f, connection) for f in own_fields],
+            [_converters(f, connection) for f in other_fields],
+            [f.attname for f in own_fields],
+            [f.attname for f in other_fields],
+        )
+        _SELECTS[key] = built
+    sql, own_converters, other_converters, own_names, other_names = built
+    params = [_value(model, f, v, connection) for f, v in where.items()]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    values = list(row)
+    for i, converters in enumerate(own_converters + other_converters):
+        for convert, column in converters:
+            values[i] = convert(values[i], column, connection)
+    split = len(own_names)
+    instance = model.from_db(connection.alias, own_names, values[:split])
+    other_model = model._meta.get_field(related).related_model
+    assert isinstance(other_model, type)
+    target = other_model.from_db(connection.alias, other_names, values[split:])
+    model._meta.get_field(related).set_cached_value(instance, target)  # type: ignore[union-attr]
+    return instance

@@ -485,7 +485,12 @@ async def test_request_id_is_1_to_64_characters_or_nothing_is_done(alice: Any, b
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_rate_limited_names_the_message_it_refused(alice: Any, bob: Any) -> None:
+async def test_rate_limited_names_the_message_it_refused(
+    alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No refill: however slowly a loaded machine sends them, the 31st message on is refused.
+    monkeypatch.setattr("tables.consumers.RATE_PER_SECOND", 0.0)
+    monkeypatch.setattr("tables.consumers.BURST", 30.0)
     table = await sync_to_async(started)(alice, bob)
     socket = await connect(alice, table.pk)
     await hello(socket)
@@ -496,7 +501,8 @@ async def test_rate_limited_names_the_message_it_refused(alice: Any, bob: Any) -
     replies = [await socket.receive_json_from(timeout=10) for _ in range(41)]
     limited = [(m, r) for m, r in zip([*sent, None], replies, strict=True) if r["type"] == "error"]
     refused = [(m, r) for m, r in limited if r["code"] == "rate_limited"]
-    assert len(refused) >= 5
+    # 40 + 1 sent after connecting took two of the burst of 30 (a ping for presence, hello).
+    assert len(refused) == 41 - (30 - 2)
     for message, reply in refused:
         if message is None:  # not even JSON: nothing to name
             assert "request_id" not in reply and "request_type" not in reply
@@ -639,7 +645,7 @@ def _update(table: Table, seq: int) -> dict[str, Any]:
 
 @pytest.mark.django_db(transaction=True)
 async def test_an_update_that_overtook_the_one_before_it_waits_for_it(
-    alice: Any, bob: Any, make_user: Any
+    alice: Any, bob: Any, make_user: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two processes (two daphnes, a worker) each send their own change after their own commit,
     so the later number can arrive first: the socket still sends them in order, no gap."""
@@ -647,6 +653,8 @@ async def test_an_update_that_overtook_the_one_before_it_waits_for_it(
 
     from tables.broadcast import public_group
 
+    # The wait is longer than any loaded machine takes between the three sends below.
+    monkeypatch.setattr("tables.consumers.REORDER_WAIT_SECONDS", 30.0)
     table = await sync_to_async(started)(alice, bob)
     carol = await sync_to_async(make_user)("Carol")
     socket = await connect(carol, table.pk)
@@ -687,8 +695,10 @@ async def test_a_number_that_never_comes_is_given_up_and_the_client_resumes(
         answer = await socket.receive_json_from(timeout=10)
     seq = answer["seq"]
     layer = get_channel_layer()
-    for n in (seq + 3, seq + 2):
-        await layer.group_send(public_group(table.pk), _update(table, n))
+    # Both in one batch, so they reach the socket together, well inside the wait.
+    await layer.group_send_many(
+        [(public_group(table.pk), _update(table, n)) for n in (seq + 3, seq + 2)]
+    )
     got = []
     while len(got) < 2:
         message = await socket.receive_json_from(timeout=10)

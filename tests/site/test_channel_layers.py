@@ -61,11 +61,11 @@ async def test_channels_nobody_reads_are_forgotten(tmp_path: Path) -> None:
     await layer.group_add("g", kept)
     reading = asyncio.ensure_future(layer.receive(kept))  # a live consumer waits on its channel
     await asyncio.sleep(0)
-    for inbox in layer._inboxes.values():
+    for inbox in layer.inboxes._by_name.values():
         inbox.used -= 61  # a minute without a read
-    layer._swept -= 61
+    layer.inboxes._swept -= 61
     await layer.new_channel()
-    assert gone not in layer._inboxes and kept in layer._inboxes
+    assert gone not in layer.inboxes and kept in layer.inboxes
     assert set(layer._groups["g"]) == {kept}
     await layer.group_send("g", {"type": "x.y"})
     assert await reading == {"type": "x.y"}

@@ -262,7 +262,12 @@ async def test_private_table_needs_seat_or_code(alice: Any, bob: Any, make_user:
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_flood_is_rate_limited_then_closed(alice: Any, bob: Any) -> None:
+async def test_flood_is_rate_limited_then_closed(
+    alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No refill: however slowly a loaded machine sends them, exactly the burst is served.
+    monkeypatch.setattr("tables.consumers.RATE_PER_SECOND", 0.0)
+    monkeypatch.setattr("tables.consumers.BURST", 30.0)
     table = await sync_to_async(started_table)(alice, bob)
     socket = await connect(alice, table.pk)
     await hello(socket)
@@ -284,5 +289,7 @@ async def test_flood_is_rate_limited_then_closed(alice: Any, bob: Any) -> None:
     await socket.disconnect()
     assert "rate_limited" in codes
     # The burst is served, then refusals, then far past the limit the socket is closed as abuse.
-    assert sum(1 for r in replies if r.get("type") == "pong") >= 25
+    # The burst less the two frames connecting took (a ping for presence, then hello).
+    assert sum(1 for r in replies if r.get("type") == "pong") == 30 - 2
+    assert codes.count("rate_limited") == 49  # the 50th refusal closes instead of answering
     assert replies[-1] == {"closed": 4008}
