@@ -243,7 +243,8 @@ export function startTable(app) {
       stopPing();
       clearPending();
       if (Object.prototype.hasOwnProperty.call(FATAL_CLOSE, ev.code)) {
-        fatal(t(FATAL_CLOSE[ev.code]));
+        // A `suspended` message before the close already said why, in more words: keep it.
+        if (!state.fatal) fatal(t(FATAL_CLOSE[ev.code]));
         return;
       }
       if (state.fatal) return;

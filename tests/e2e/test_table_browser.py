@@ -66,10 +66,10 @@ def test_two_players_play_a_whole_hand_by_clicking(live_server_url: str, new_pag
     # Bob finds it in the lobby and sits down.
     bob.goto(url + "/lobby/")
     screenshot(bob, "lobby-phone")
-    bob.get_by_role("link", name=re.compile(r"Sit \(1 seat free\)")).first.click()
+    # "Sit" in the lobby seats him at once and opens the table.
+    bob.get_by_role("button", name=re.compile(r"Sit \(1 seat free\)")).first.click()
     bob.wait_for_url(table_url)
     bob.wait_for_function("window.wsReady === true")
-    bob.get_by_role("button", name=re.compile("Sit here")).first.click()
     alice.wait_for_function("document.querySelectorAll('.seat.empty').length === 0")
 
     for page in (alice, bob):
