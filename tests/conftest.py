@@ -37,12 +37,29 @@ asyncio.runners._cancel_all_tasks = _cancel_all_tasks_bounded  # type: ignore[at
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
-    """Rate limits live in the cache: every test starts with none used."""
+    """Rate limits live in the cache: every test starts with none used. So does the house's
+    memory of which seats of a game are house players (ids come round again between tests)."""
     from django.core.cache import cache
 
+    from house import receivers
+
     cache.clear()
+    receivers._HOUSE_AMONG.clear()
     yield
     cache.clear()
+    receivers._HOUSE_AMONG.clear()
+
+
+@pytest.fixture(autouse=True)
+def _english_first() -> Iterator[None]:
+    """Every test starts in the site's default language: one that renders a page in Spanish
+    leaves this thread's language behind it."""
+    from django.conf import settings
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.test import Client
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import screenshot
 from tests.history.helpers import play, start_table
@@ -42,7 +43,8 @@ def test_replay_and_deal_check_in_the_browser(
         assert replay.get_attribute("data-frame") == "3"
         page.keyboard.press("ArrowLeft")
         assert replay.get_attribute("data-frame") == "2"
-        assert page.locator("#replay-board .bone").count() == 2  # the lead and one more
+        # the lead and one more (the board is drawn on the next frame: wait for it)
+        expect(page.locator("#replay-board .bone")).to_have_count(2)
         last = int(page.locator("#replay-step").get_attribute("max") or 0)
         page.keyboard.press("End")
         assert replay.get_attribute("data-frame") == str(last)

@@ -16,15 +16,6 @@ from tests.history.helpers import play
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _forget_house_players() -> None:
-    """The receiver remembers each game's house players by game and player ids; a rolled-back
-    test database hands the same ids out again, to other accounts."""
-    from house import receivers
-
-    receivers._HOUSE_AMONG.clear()
-
-
 def practice(alice: Any) -> tuple[Table, Any]:
     table = house.practice_start(user=alice, mode="fives", level="rookie", limit=50)
     bot = Seat.objects.get(table=table, number=1).user

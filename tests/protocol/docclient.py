@@ -126,7 +126,7 @@ TABLE_EVENTS: dict[str, list[set[str]]] = {  # type: the field sets it may have
     "rematch": [{"seat", "want"}],
     "game_aborted": [{"seat"}, {"reason"}],
     "game_voided": [set()],
-    "table_closed": [set()],
+    "table_closed": [set(), {"reason"}],
 }
 #: Where an engine event's private part is: the seat it belongs to is its `seat` field, except a
 #: deal's hand, which each seated player gets for its own seat.
