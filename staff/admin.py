@@ -69,35 +69,32 @@ class ActivityFilter(admin.SimpleListFilter):
         return queryset
 
 
-class SeatInline(admin.TabularInline):  # type: ignore[type-arg]
-    model = Seat
+class _ShownInline(admin.TabularInline):  # type: ignore[type-arg]
+    """Rows shown beside a table, never added, changed or deleted here."""
+
     extra = 0
     can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class SeatInline(_ShownInline):
+    model = Seat
     fields = ["number", "user", "ready", "away_since", "grace_until", "rematch"]
     readonly_fields = fields
     verbose_name_plural = _("Who sits where")
 
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-class GameInline(admin.TabularInline):  # type: ignore[type-arg]
+class GameInline(_ShownInline):
     model = Game
-    extra = 0
-    can_delete = False
     fields = ["number", "status", "players_by_seat", "started_at", "finished_at", "act"]
     readonly_fields = fields
     ordering = ["-number"]
     verbose_name_plural = _("Games at this table")
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description=_("Players"))
     def players_by_seat(self, obj: Game) -> str:
