@@ -1362,7 +1362,8 @@ export function startTable(app) {
     const owesSomething = workouts.some(Boolean) || !!state.table?.settlement;
     const body = [];
     body.push(el("h2", { id: "game-over-title" }, t("game_over_title")));
-    body.push(el("p", { class: "winner" }, t("game_over_winner", { side: sideName(ev.winner) })));
+    const winnerKey = seatsOf(ev.winner).length === 2 ? "game_over_winners" : "game_over_winner";
+    body.push(el("p", { class: "winner" }, t(winnerKey, { side: sideName(ev.winner) })));
     if (ev.reason === "forfeit" && ev.forfeit !== null && ev.forfeit !== undefined) {
       body.push(el("p", {}, t("game_over_forfeit", { name: seatName(ev.forfeit) })));
     }
