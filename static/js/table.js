@@ -1106,7 +1106,16 @@ export function startTable(app) {
         if (live && ev.want && ev.seat !== mySeat()) announce(text);
         break;
       case "game_aborted":
-        text = t("log_aborted", { name: name(ev.seat) });
+        // A seat ended it before the first play; without one, it was called off (tournaments).
+        text = ev.seat === undefined || ev.seat === null ? t("log_called_off") : t("log_aborted", { name: name(ev.seat) });
+        cls = "hand";
+        break;
+      case "game_voided":
+        text = t("log_voided");
+        cls = "hand";
+        break;
+      case "table_closed":
+        text = t(ev.reason === "idle" ? "log_closed_idle" : "log_closed_by_staff");
         cls = "hand";
         break;
       case "game_over":

@@ -42,3 +42,19 @@ def test_a_socket_closed_for_good_says_why_and_is_not_retried(
     assert page.evaluate("window.dominologistTable.state.fatal") is True
     assert page.evaluate("window.dominologistTable.state.attempt") == 0  # no retry scheduled
     assert opened == [opened[0]]  # one socket, not a second
+
+
+def test_staff_closing_the_table_is_written_in_the_move_list(
+    live_server_url: str, new_page: Any, alice: Any, warden: Any
+) -> None:
+    """A void and a close made by staff reach the open page as lines in its move list."""
+    from playwright.sync_api import expect
+
+    table = services.table_create(host=alice, mode="citizen", players=2)
+    page = new_page("desktop")
+    log_in(page, live_server_url, alice)
+    page.goto(f"{live_server_url}/tables/{table.pk}/")
+    page.wait_for_function("() => window.wsReady === true")
+    services.table_close(table_id=table.pk, by=warden, reason="stuck in testing")
+    expect(page.locator("#move-log")).to_contain_text("Staff voided the game")
+    expect(page.locator("#move-log")).to_contain_text("Staff closed this table.")
