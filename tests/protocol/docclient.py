@@ -265,6 +265,11 @@ def hidden_bones(
 # --- the client ---------------------------------------------------------------------------------
 
 
+#: docs/protocol.md, "Limits": 10 messages a second, bursts up to 30; this client keeps under.
+LIMIT_PER_SECOND = 9.0
+LIMIT_BURST = 28
+
+
 class DocClient:
     """One page's connection to one table, as docs/protocol.md describes it."""
 
@@ -283,6 +288,10 @@ class DocClient:
         self.requests = 0
         self.answers: list[dict[str, Any]] = []  # every snapshot and resume, for the tests
         self.errors: list[dict[str, Any]] = []  # errors nobody was waiting for
+        # The documented limit (10 messages a second, bursts up to 30), kept on this side a
+        # little under the server's, so that clocks that differ never make it refuse one.
+        self.tokens = float(LIMIT_BURST)
+        self.refilled = time.monotonic()
         self.lose_next_update = False  # pretend the next update went missing on the way
         self.gaps = 0
         self.resume_due = False  # a gap was seen: say hello with the last seq drawn
@@ -304,6 +313,14 @@ class DocClient:
         await self.socket.close()
 
     async def send(self, message: dict[str, Any]) -> None:
+        """Send one message, within the documented rate: when the burst is spent, wait for it."""
+        now = time.monotonic()
+        self.tokens = min(LIMIT_BURST, self.tokens + (now - self.refilled) * LIMIT_PER_SECOND)
+        self.refilled = now
+        if self.tokens < 1:
+            await asyncio.sleep((1 - self.tokens) / LIMIT_PER_SECOND)
+            self.tokens, self.refilled = 1.0, time.monotonic()
+        self.tokens -= 1
         await self.socket.send(json.dumps(message))
 
     def request_id(self, prefix: str) -> str:
