@@ -643,6 +643,16 @@ def _update(table: Table, seq: int) -> dict[str, Any]:
     }
 
 
+async def _watching(table: Table, watcher: Any) -> tuple[Any, int]:
+    """A watcher's socket at `table`, its hello answered: the socket and the snapshot's seq."""
+    socket = await connect(watcher, table.pk)
+    await socket.send_json_to({"type": "hello", "last_seq": None})
+    answer = await socket.receive_json_from(timeout=10)
+    while answer["type"] != "snapshot":
+        answer = await socket.receive_json_from(timeout=10)
+    return socket, int(answer["seq"])
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_an_update_that_overtook_the_one_before_it_waits_for_it(
     alice: Any, bob: Any, make_user: Any, monkeypatch: pytest.MonkeyPatch
@@ -656,13 +666,7 @@ async def test_an_update_that_overtook_the_one_before_it_waits_for_it(
     # The wait is longer than any loaded machine takes between the three sends below.
     monkeypatch.setattr("tables.consumers.REORDER_WAIT_SECONDS", 30.0)
     table = await sync_to_async(started)(alice, bob)
-    carol = await sync_to_async(make_user)("Carol")
-    socket = await connect(carol, table.pk)
-    await socket.send_json_to({"type": "hello", "last_seq": None})
-    answer = await socket.receive_json_from(timeout=10)
-    while answer["type"] != "snapshot":
-        answer = await socket.receive_json_from(timeout=10)
-    seq = answer["seq"]
+    socket, seq = await _watching(table, await sync_to_async(make_user)("Carol"))
     layer = get_channel_layer()
     for n in (seq + 2, seq + 3, seq + 1):
         await layer.group_send(public_group(table.pk), _update(table, n))
@@ -687,13 +691,7 @@ async def test_a_number_that_never_comes_is_given_up_and_the_client_resumes(
 
     monkeypatch.setattr("tables.consumers.REORDER_WAIT_SECONDS", 0.2)
     table = await sync_to_async(started)(alice, bob)
-    carol = await sync_to_async(make_user)("Carol")
-    socket = await connect(carol, table.pk)
-    await socket.send_json_to({"type": "hello", "last_seq": None})
-    answer = await socket.receive_json_from(timeout=10)
-    while answer["type"] != "snapshot":
-        answer = await socket.receive_json_from(timeout=10)
-    seq = answer["seq"]
+    socket, seq = await _watching(table, await sync_to_async(make_user)("Carol"))
     layer = get_channel_layer()
     # Both in one batch, so they reach the socket together, well inside the wait.
     await layer.group_send_many(
