@@ -111,6 +111,7 @@ INSTALLED_APPS = [
     "tournaments",
     "house",
     "staff",
+    "social",
 ]
 
 MIDDLEWARE = [

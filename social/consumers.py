@@ -1,0 +1,89 @@
+"""`/ws/notices/`: the one site-wide socket every logged-in page opens.
+
+It joins `notices.<user id>` and passes each notice sent there (`social.notices.notify_user`)
+to the page as `{"type": "notice", "kind": ..., ...data}`. Its pings mark the player online
+(social/presence.py). A page may also `watch` one public topic on it, instead of a socket of
+its own: the tournaments list (`{"type": "watch", "topic": "tournaments"}`) or one event
+(`{"type": "watch", "topic": "tournament", "id": 5}`); their changes arrive as notices of kind
+`tournament_changed`. Bad input is answered with an `error` and the socket stays open.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from dominoes_site.consumers import HouseConsumer, server_time
+from social import presence
+from social.notices import notice_group
+from tournaments.broadcast import LIST_GROUP, group_name
+
+
+class NoticeConsumer(HouseConsumer):
+    notices: str | None = None
+    #: The public topic's group this socket watches, if any (one at a time).
+    watching: str | None = None
+    presence_slot: int | None = None
+
+    async def on_accepted(self) -> None:
+        self.notices = notice_group(self.scope["user"].pk)
+        await self.channel_layer.group_add(self.notices, self.channel_name)
+        await self.mark_online()
+        await self.send_json({"type": "hello", "server_time": server_time()})
+
+    async def mark_online(self) -> None:
+        """At most one cache write a presence slot per socket (the pings come every 25 s)."""
+        if self.presence_slot != presence.current_slot():
+            self.presence_slot = presence.mark_online(self.scope["user"].pk)
+
+    async def disconnect(self, code: int) -> None:
+        for group in (self.notices, self.watching):
+            if group:
+                await self.channel_layer.group_discard(group, self.channel_name)
+        await super().disconnect(code)
+
+    async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
+        if content["type"] == "ping":
+            await self.mark_online()
+        elif content["type"] == "watch":
+            await self.watch(content)
+            return
+        await super().receive_json(content, **kwargs)
+
+    async def watch(self, content: dict[str, Any]) -> None:
+        topic = content.get("topic")
+        group: str | None
+        if topic == "tournaments":
+            group = LIST_GROUP
+        elif topic == "tournament":
+            number = content.get("id")
+            if type(number) is not int or number <= 0:
+                await self.send_error("bad_watch", _("Say which tournament to watch, by number."))
+                return
+            group = group_name(number)
+        elif topic is None:
+            group = None  # watch nothing
+        else:
+            await self.send_error("bad_watch", _("There is nothing by that name to watch."))
+            return
+        if group != self.watching:
+            if self.watching:
+                await self.channel_layer.group_discard(self.watching, self.channel_name)
+            if group:
+                await self.channel_layer.group_add(group, self.channel_name)
+            self.watching = group
+        await self.send_json({"type": "watching", "topic": topic, "id": content.get("id")})
+
+    async def notice_send(self, message: dict[str, Any]) -> None:
+        await self.send_json({**message["data"], "type": "notice", "kind": message["kind"]})
+
+    async def tournament_changed(self, message: dict[str, Any]) -> None:
+        await self.send_json(
+            {
+                "type": "notice",
+                "kind": "tournament_changed",
+                "tournament": message["tournament"],
+                "seq": message["seq"],
+            }
+        )
