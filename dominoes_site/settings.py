@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "history",
     "ledger",
     "tournaments",
+    "ratings",
     "house",
     "staff",
     "social",

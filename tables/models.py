@@ -60,6 +60,10 @@ class Table(models.Model):
             "Cut Throat and Partners: what happens when a player's grace runs out after leaving."
         ),
     )
+    rated = models.BooleanField(
+        default=True,
+        help_text=_("Its games change the players' ratings (unless casual: docs/ratings.md)."),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
