@@ -5,3 +5,8 @@ from django.utils.translation import gettext_lazy as _
 class HistoryConfig(AppConfig):
     name = "history"
     verbose_name = _("Game history")
+
+    def ready(self) -> None:
+        from history import receivers
+
+        receivers.subscribe()  # tables.events.game_finished

@@ -7,4 +7,9 @@ class LedgerConfig(AppConfig):
     verbose_name = _("Ledger")
 
     def ready(self) -> None:
-        from ledger import signals  # noqa: F401  (connects the sign-up grant)
+        from ledger import (
+            receivers,
+            signals,  # noqa: F401  (connects the sign-up grant)
+        )
+
+        receivers.subscribe()  # tables.events: settle a finished game, refund one called off

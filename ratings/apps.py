@@ -5,3 +5,8 @@ from django.utils.translation import gettext_lazy as _
 class RatingsConfig(AppConfig):
     name = "ratings"
     verbose_name = _("Ratings")
+
+    def ready(self) -> None:
+        from ratings import receivers
+
+        receivers.subscribe()  # tables.events.game_finished

@@ -34,6 +34,7 @@ from engine import (
 )
 from ledger import services as ledger
 from tables import broadcast, selectors, signals, statements
+from tables.events import GameCalledOff, GameFinished, game_called_off, game_finished
 from tables.fairdeal import commitment_of, is_entropy, new_seed, shuffled_set
 from tables.models import Game, GameAction, Hand, Seat, Table, TableEvent
 
@@ -406,9 +407,12 @@ def _abort(table: Table, game: Game) -> None:
     Seat.objects.filter(table=table).update(away_since=None, grace_until=None)
 
 
-def _game_aborted(game: Game) -> None:
-    """What follows an aborted game inside its transaction: every stake back, exactly."""
-    _ledger_call(ledger.game_refund, game_id=game.pk, why="aborted before the first play")
+def _game_aborted(
+    game: Game, *, why: str = "aborted before the first play", by: Any = None, voided: bool = False
+) -> None:
+    """What follows a game called off inside its transaction: `game_called_off`, whose
+    subscriber gives every stake back, exactly (tables/events.py)."""
+    game_called_off.send(GameCalledOff(game=game, why=why, by=by, voided=voided))
 
 
 def rematch_offer(*, table_id: int, user: Any, want: bool = True) -> Table:
@@ -532,7 +536,7 @@ def game_void(
                 raise TableError("no_game", _("There is no game in progress at this table."))
         table = _open_table(game.table_id)
         _abort(table, game)
-        _ledger_call(ledger.game_refund, game_id=game.pk, by=by, why=reason)
+        _game_aborted(game, why=reason, by=by, voided=True)
         _record(table, public=[{"type": "game_voided"}], game=game)
     log.info("game %s voided by %s: %s", game.pk, by.pk, reason)
     return game
@@ -555,7 +559,7 @@ def table_close(*, table_id: int, by: Any, reason: str) -> Game | None:
         events: list[dict[str, Any]] = []
         if game is not None:
             _abort(table, game)
-            _ledger_call(ledger.game_refund, game_id=game.pk, by=by, why=reason)
+            _game_aborted(game, why=reason, by=by, voided=True)
             events.append({"type": "game_voided"})
         elif table.status == Table.Status.ABORTED:
             raise TableError("table_closed", _("This table is already closed."))
@@ -621,9 +625,10 @@ def _deal(game: Game, state: GameState) -> list[Event]:
     hand.dealt_at = timezone.now()
     hand.save(update_fields=["contributions", "washers", "dealt_at"])
     _new_hand(game, hand.number + 1)
-    from history.services import hands_reveal  # history: the hands before this one are over
-
-    hands_reveal(game=game, state=state)
+    # The hands before this one are over: their seeds may be shown (history reads the flag).
+    Hand.objects.filter(
+        game=game, revealed=False, dealt_at__isnull=False, number__lt=state.deal_number
+    ).update(revealed=True)
     return events
 
 
@@ -782,14 +787,9 @@ def _commit_action(
 
 
 def _game_over(game: Game, state: GameState) -> None:
-    """What follows a finished game inside its transaction: the workouts owed (Gym)."""
-    from gym.services import workouts_record
-    from history.services import game_archive  # history: seeds revealed, players' records
-
-    workouts_record(game=game, state=state)
-    game_archive(game=game)
-    # ledger: pay the pot in this same transaction (idempotent: game:<id>:settle)
-    _ledger_call(ledger.game_settle, game_id=game.pk)
+    """What follows a finished game inside its transaction: `game_finished`, whose subscribers
+    (settlement, archive, workouts, ratings: tables/events.py) run here, in their stated order."""
+    game_finished.send(GameFinished(game=game, state=state))
 
 
 # --- calling a game off (tournaments) -----------------------------------------------------------
@@ -808,7 +808,7 @@ def game_call_off(*, table_id: int, reason: str, waiting_only: bool = False) -> 
         if game is None:
             return None
         _abort(table, game)
-        _game_aborted(game)
+        _game_aborted(game, why=reason)
         _record(table, public=[{"type": "game_aborted", "reason": reason}], game=game)
     return game
 
