@@ -113,6 +113,7 @@ INSTALLED_APPS = [
     "house",
     "staff",
     "social",
+    "pairing",
 ]
 
 MIDDLEWARE = [
@@ -325,6 +326,13 @@ CELERY_BEAT_SCHEDULE = {
         "task": "tournaments.tasks.sweep",
         "schedule": 3.0,
         "options": {"expires": 10},
+    },
+    # Quick pairing: wider ranges as waits grow, seats of players not ready in time, house
+    # players for those who asked (pairing/services.py; a join pairs its own pool at once).
+    "pairing-sweep": {
+        "task": "pairing.tasks.pairing_sweep",
+        "schedule": 2.0,
+        "options": {"expires": 5},
     },
 }
 # A player whose connection drops mid-game keeps their seat this long (seconds); one who closed

@@ -18,5 +18,6 @@ urlpatterns = [
     path("", include("house.urls")),
     path("", include("ledger.urls")),
     path("", include("tournaments.urls")),
+    path("", include("pairing.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from pairing import views
+
+app_name = "pairing"
+
+urlpatterns = [
+    path("play/join/", views.join, name="join"),
+    path("play/leave/", views.leave, name="leave"),
+    path("play/status/", views.status, name="status"),
+]

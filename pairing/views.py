@@ -1,0 +1,70 @@
+"""The "Play now" grid's requests: join a pool, leave it, and the status the waiting page polls."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from pairing import selectors, services
+from pairing.cells import CellError, cell_of
+
+
+def _back(request: HttpRequest) -> HttpResponse:
+    """Back to the page the grid was on (home or lobby), at the grid."""
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = "/"
+    return redirect(f"{target.split('#')[0]}#play-now")
+
+
+@login_required
+@require_POST
+def join(request: HttpRequest) -> HttpResponse:
+    """A cell of the grid pressed: into that pool (out of any other). When someone who fits is
+    already waiting, the player is seated at once and goes to the table."""
+    mode, _sep, shape = request.POST.get("cell", "").partition(":")
+    try:
+        cell = cell_of(mode, shape, request.POST.get("stake", "0"))
+        services.pool_join(
+            user=request.user, cell=cell, house_fill=request.POST.get("house_fill") == "on"
+        )
+    except CellError as exc:
+        messages.error(request, str(exc))
+        return _back(request)
+    except services.PairingError as exc:
+        messages.error(request, exc.message)
+        return _back(request)
+    status = selectors.pool_status(request.user)
+    if status["state"] == "seated":
+        messages.success(request, _("You have a table: press Ready to start."))
+        return redirect(status["url"])
+    return _back(request)
+
+
+@login_required
+@require_POST
+def leave(request: HttpRequest) -> HttpResponse:
+    if services.pool_leave(user=request.user):
+        messages.success(request, _("You left the pool."))
+    else:
+        status = selectors.pool_status(request.user)
+        if status["state"] == "seated":  # paired just before the press: the table is theirs
+            messages.info(request, _("You were seated before you left: here is your table."))
+            return redirect(status["url"])
+    return _back(request)
+
+
+@login_required
+@require_GET
+def status(request: HttpRequest) -> JsonResponse:
+    """Where the player stands (polled every few seconds by the waiting panel)."""
+    response = JsonResponse(selectors.pool_status(request.user))
+    response["Cache-Control"] = "no-store"
+    return response
