@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 NAVIGATION = [
     ("tables:lobby", _("Lobby")),
     ("tournaments:list", _("Tournaments")),
+    ("social:online", _("Players")),
     ("ledger:locker", _("Locker")),
     ("accounts:my_profile", _("Profile")),
     ("rules", _("Rules")),

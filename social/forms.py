@@ -1,0 +1,36 @@
+"""The challenge form is the create-table form (tables.forms.TableForm: the same settings, the
+same checks, every refusal on its field); the preference form picks who may challenge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from social.models import ChallengesFrom
+from tables.forms import TableForm
+
+
+class ChallengeForm(TableForm):
+    """A table to challenge someone to. Private by default: it is for the two of them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["private"].initial = True
+        self.fields["private"].help_text = _(
+            "A private table is not listed in the lobby; with more than two seats, share its "
+            "link to fill the others."
+        )
+
+
+class ChallengePreferenceForm(forms.Form):
+    challenges_from = forms.ChoiceField(
+        label=_("Who may challenge me"),
+        choices=ChallengesFrom.choices,
+        widget=forms.RadioSelect,
+        help_text=_(
+            "Players you follow are your friends. Whoever may not challenge you is told so when "
+            "they try; house players never challenge anyone."
+        ),
+    )

@@ -1,0 +1,80 @@
+"""Reads for the social pages: who is online, friends, challenges as each side sees them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Q
+from django.utils import timezone
+
+from accounts.models import AgeStatus, User
+from social import presence
+from social.models import Challenge, Follow
+from social.services import challenges_expire
+
+#: The most players the online list shows (friends first); the page says how many more.
+ONLINE_SHOWN = 200
+
+
+@dataclass(frozen=True)
+class OnlinePlayer:
+    user: User
+    friend: bool
+
+
+def following_ids(user: User) -> set[int]:
+    return set(Follow.objects.filter(follower=user).values_list("followed_id", flat=True))
+
+
+def online_players(viewer: User) -> tuple[list[OnlinePlayer], int]:
+    """Players online now other than the viewer, the viewer's friends first, then by name; and
+    how many more there are beyond ONLINE_SHOWN. House players are not people online."""
+    ids = presence.online_user_ids() - {viewer.pk}
+    users = list(
+        User.objects.filter(pk__in=ids, is_active=True, house_level="")
+        .exclude(age_status=AgeStatus.SUSPENDED)
+        .order_by("display_name")
+    )
+    friends = following_ids(viewer)
+    rows = [OnlinePlayer(user=u, friend=u.pk in friends) for u in users]
+    rows.sort(key=lambda row: not row.friend)  # stable: by name within each group
+    return rows[:ONLINE_SHOWN], max(0, len(rows) - ONLINE_SHOWN)
+
+
+def friends_of(user: User) -> list[tuple[User, bool]]:
+    """The players `user` follows, by name, each with whether they are online now."""
+    online = presence.online_user_ids()
+    follows = (
+        Follow.objects.filter(follower=user)
+        .select_related("followed")
+        .order_by("followed__display_name")
+    )
+    return [(f.followed, f.followed_id in online) for f in follows]
+
+
+def follower_count(user: User) -> int:
+    return Follow.objects.filter(followed=user).count()
+
+
+def is_pending(challenge: Challenge, now: datetime | None = None) -> bool:
+    """Pending and not yet past its time (the rule; the row may still say pending)."""
+    now = now or timezone.now()
+    return challenge.status == Challenge.Status.PENDING and challenge.expires_at > now
+
+
+def challenges_for(user: User) -> dict[str, list[Challenge]]:
+    """The player's challenges: received and sent still waiting, and the last answered ones."""
+    now = timezone.now()
+    challenges_expire(now=now, users=[user.pk])
+    rows = list(
+        Challenge.objects.filter(Q(challenger=user) | Q(challenged=user))
+        .select_related("challenger", "challenged", "table")
+        .order_by("-created_at")[:40]
+    )
+    waiting = [c for c in rows if is_pending(c, now)]
+    return {
+        "received": [c for c in waiting if c.challenged_id == user.pk],
+        "sent": [c for c in waiting if c.challenger_id == user.pk],
+        "answered": [c for c in rows if not is_pending(c, now)][:20],
+    }

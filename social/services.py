@@ -1,0 +1,370 @@
+"""Social services: the only code that writes follows, challenges and the challenge preference.
+
+Each function is one short transaction. Answers to a challenge are compare-and-sets on its
+status (and, for an accept, on its deadline), so a double accept seats the players once and an
+accept racing a decline or a withdrawal has one winner.
+
+Expiry is decided where a challenge is read, not by a beat task: nothing has to happen at the
+moment a challenge runs out (no seat or money is held for it), so "pending and not yet past
+`expires_at`" is the whole rule, checked inside the accept's compare-and-set. Rows still marked
+pending past their time are marked expired when a list of challenges is read
+(`challenges_expire`), so the history reads right; the pages count down from `expires_at`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import User
+from accounts.services import AccountNotAllowed, ensure_may_play, refusal_reason
+from engine import SettingsError
+from ledger.services import LedgerError, StakeSpec
+from social.models import Challenge, ChallengesFrom, Follow, SocialSettings
+from social.notices import notify_users
+from tables import services as tables
+from tables.models import Table
+
+#: How long a challenge waits for its answer.
+CHALLENGE_SECONDS = 120
+#: How many challenges one player may have waiting for an answer at once.
+MAX_PENDING_SENT = 5
+#: The challenged player's seat (seat 0 is the challenger's, the host's).
+CHALLENGED_SEAT = 1
+
+
+class SocialError(Exception):
+    """A refused request: a stable `code` and words for the player. Nothing changed."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+# --- follows (friends) ---------------------------------------------------------------------------
+
+
+def follow(*, follower: User, followed: User) -> bool:
+    """`follower` follows `followed` (their friend from now on); False if they already did."""
+    if follower.pk == followed.pk:
+        raise SocialError("follow_self", _("You can't follow yourself."))
+    if followed.is_house_player:
+        raise SocialError("house_player", _("House players can't be followed."))
+    try:
+        with transaction.atomic():
+            _follow, created = Follow.objects.get_or_create(follower=follower, followed=followed)
+    except IntegrityError:  # the same follow made at the same moment
+        return False
+    return created
+
+
+def unfollow(*, follower: User, followed: User) -> bool:
+    """Stop following; False if `follower` did not follow `followed`."""
+    deleted, _rows = Follow.objects.filter(follower=follower, followed=followed).delete()
+    return bool(deleted)
+
+
+def is_following(follower_id: int, followed_id: int) -> bool:
+    return Follow.objects.filter(follower_id=follower_id, followed_id=followed_id).exists()
+
+
+# --- the challenge preference --------------------------------------------------------------------
+
+
+def challenges_from(user: User) -> str:
+    row = SocialSettings.objects.filter(user=user).values_list("challenges_from", flat=True)
+    return row.first() or ChallengesFrom.EVERYONE
+
+
+def challenges_from_set(*, user: User, value: str) -> None:
+    if value not in ChallengesFrom.values:
+        raise SocialError("bad_choice", _("Choose who may challenge you from the list."))
+    SocialSettings.objects.update_or_create(user=user, defaults={"challenges_from": value})
+
+
+# --- challenges ----------------------------------------------------------------------------------
+
+
+class _DryRun(Exception):
+    """Raised to roll back a table opened only to see whether it could be."""
+
+
+def challenge_refusal(challenger: User, challenged: User) -> SocialError | None:
+    """Why `challenger` may not challenge `challenged` at all (before any settings), or None."""
+    if challenger.pk == challenged.pk:
+        return SocialError("challenge_self", _("You can't challenge yourself."))
+    if challenged.is_house_player:
+        return SocialError(
+            "house_player",
+            _("House players don't take challenges: start a Practice table to play them."),
+        )
+    name = challenged.display_name
+    if refusal_reason(challenged) is not None:  # never say why: that is theirs
+        return SocialError("unavailable", _("%(name)s can't play at the moment.") % {"name": name})
+    preference = challenges_from(challenged)
+    if preference == ChallengesFrom.NOBODY:
+        return SocialError("refuses_all", _("%(name)s doesn't take challenges.") % {"name": name})
+    if preference == ChallengesFrom.FRIENDS and not is_following(challenged.pk, challenger.pk):
+        return SocialError(
+            "refuses_strangers",
+            _("%(name)s takes challenges only from players they follow.") % {"name": name},
+        )
+    return None
+
+
+def _stake_of(challenge: Challenge) -> StakeSpec | None:
+    if challenge.stake_dollars:
+        return StakeSpec(dollars=challenge.stake_dollars)
+    if challenge.stake_bundle:
+        return StakeSpec(bundle=tuple((int(g), int(q)) for g, q in challenge.stake_bundle))
+    return None
+
+
+def _table_open(challenge: Challenge) -> Table:
+    """The challenge's table: the challenger hosts it in seat 0, the challenged sits in seat 1.
+
+    The challenger's own refusals (settings, stake, account) pass through as the tables and
+    ledger raise them; the challenged player's become a `SocialError` that tells the challenger
+    no more than that they can't sit (not their balance, nor why they must wait)."""
+    table = tables.table_create(
+        host=challenge.challenger,
+        mode=challenge.mode,
+        private=challenge.private,
+        on_leave=challenge.on_leave,
+        stake=_stake_of(challenge),
+        **challenge.options,
+    )
+    name = challenge.challenged.display_name
+    try:
+        tables.seat_take(table_id=table.pk, user=challenge.challenged, number=CHALLENGED_SEAT)
+    except tables.TableError as exc:
+        if exc.code == "cannot_cover":
+            raise SocialError(
+                "cannot_cover",
+                _("%(name)s can't cover this table's stake: choose a smaller one.")
+                % {"name": name},
+            ) from exc
+        raise SocialError(
+            "cannot_sit", _("%(name)s can't sit at a table at the moment.") % {"name": name}
+        ) from exc
+    return table
+
+
+def challenge_send(
+    *,
+    challenger: User,
+    challenged: User,
+    mode: str,
+    options: dict[str, Any],
+    on_leave: str = "wait",
+    private: bool = True,
+    stake: StakeSpec | None = None,
+    now: datetime | None = None,
+) -> Challenge:
+    """Challenge a player to a table with these settings (the create form's cleaned options).
+
+    Refused, with words for the challenger, when the challenged player refuses challenges from
+    them, when one of them could not sit at such a table now (the table is opened and rolled
+    back to see: the tables' and ledger's own rules), or when the challenger already has this
+    player, or `MAX_PENDING_SENT` players, waiting. Raises SocialError, or the tables' and
+    ledger's errors about the challenger's own settings (SettingsError, LedgerError,
+    AccountNotAllowed)."""
+    ensure_may_play(challenger)
+    refusal = challenge_refusal(challenger, challenged)
+    if refusal is not None:
+        raise refusal
+    now = now or timezone.now()
+    spec = stake if stake is not None and not stake.empty else None
+    challenge = Challenge(
+        challenger=challenger,
+        challenged=challenged,
+        mode=mode,
+        options=options,
+        on_leave=on_leave,
+        private=private,
+        stake_dollars=spec.dollars if spec else 0,
+        stake_bundle=[list(item) for item in spec.bundle] if spec else [],
+        created_at=now,
+        expires_at=now + timedelta(seconds=CHALLENGE_SECONDS),
+    )
+    with transaction.atomic():
+        challenges_expire(now=now, users=[challenger.pk])
+        waiting = Challenge.objects.filter(challenger=challenger, status=Challenge.Status.PENDING)
+        if waiting.filter(challenged=challenged).exists():
+            raise SocialError(
+                "already_pending",
+                _("You already challenged %(name)s: wait for the answer, or withdraw it.")
+                % {"name": challenged.display_name},
+            )
+        if waiting.count() >= MAX_PENDING_SENT:
+            raise SocialError(
+                "too_many",
+                _("You have %(n)d challenges waiting for an answer: withdraw one first.")
+                % {"n": MAX_PENDING_SENT},
+            )
+        try:
+            with transaction.atomic():
+                _table_open(challenge)
+                raise _DryRun
+        except _DryRun:
+            pass
+        try:
+            with transaction.atomic():
+                challenge.save()
+        except IntegrityError as exc:  # the same challenge sent twice at once
+            raise SocialError(
+                "already_pending",
+                _("You already challenged %(name)s: wait for the answer, or withdraw it.")
+                % {"name": challenged.display_name},
+            ) from exc
+        notify_users(
+            [
+                (
+                    challenged.pk,
+                    "challenge",
+                    {
+                        "challenge": challenge.pk,
+                        "from": challenger.display_name,
+                        "expires_at": _millis(challenge.expires_at),
+                        "card_url": reverse("social:challenge_card", args=[challenge.pk]),
+                    },
+                )
+            ]
+        )
+    return challenge
+
+
+def _millis(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
+
+
+def challenges_expire(*, now: datetime | None = None, users: list[int] | None = None) -> int:
+    """Mark expired every challenge still pending past its time (of `users`, sent or received,
+    when given). Reading code never needs this to be right: see the module's docstring."""
+    now = now or timezone.now()
+    rows = Challenge.objects.filter(status=Challenge.Status.PENDING, expires_at__lte=now)
+    if users is not None:
+        rows = rows.filter(Q(challenger_id__in=users) | Q(challenged_id__in=users))
+    return rows.update(status=Challenge.Status.EXPIRED)
+
+
+def _answered_refusal(challenge_id: int, user: User, role: str, now: datetime) -> SocialError:
+    """Why an answer found the challenge not pending (the compare-and-set matched nothing)."""
+    challenge = Challenge.objects.filter(pk=challenge_id).first()
+    if challenge is None or user.pk not in (challenge.challenger_id, challenge.challenged_id):
+        return SocialError("no_challenge", _("There is no such challenge."))
+    status = challenge.status
+    if status == Challenge.Status.PENDING and challenge.expires_at <= now:
+        status = Challenge.Status.EXPIRED
+    messages = {
+        Challenge.Status.PENDING: _("Only the challenged player can answer this challenge.")
+        if role == "challenged"
+        else _("Only the player who sent this challenge can withdraw it."),
+        Challenge.Status.ACCEPTED: _("This challenge was already accepted."),
+        Challenge.Status.DECLINED: _("This challenge was declined."),
+        Challenge.Status.WITHDRAWN: _("This challenge was withdrawn."),
+        Challenge.Status.EXPIRED: _("This challenge has expired: nobody answered in time."),
+        Challenge.Status.FAILED: _("This challenge could not be seated."),
+    }
+    return SocialError(f"challenge_{status}", str(messages[Challenge.Status(status)]))
+
+
+def _answer(challenge_id: int, user: User, role: str, status: str, now: datetime) -> Challenge:
+    """Compare-and-set: a pending, unexpired challenge in which `user` has `role` takes
+    `status`. Raises the SocialError that explains why not."""
+    claimed = Challenge.objects.filter(
+        pk=challenge_id, status=Challenge.Status.PENDING, expires_at__gt=now, **{role: user}
+    ).update(status=status, answered_at=now)
+    if not claimed:
+        raise _answered_refusal(challenge_id, user, role, now)
+    return Challenge.objects.select_related("challenger", "challenged").get(pk=challenge_id)
+
+
+def challenge_accept(*, challenge_id: int, user: User, now: datetime | None = None) -> Table:
+    """Accept: both are seated at a new table (the challenger hosts it) and both pages are sent
+    there (a notice to each). Only one accept wins; the others are told it was accepted. If the
+    table cannot be opened any more (a stake no longer covered), the challenge ends `failed`, both
+    are told why, and SocialError is raised."""
+    now = now or timezone.now()
+    failure: SocialError | None = None
+    with transaction.atomic():
+        challenge = _answer(challenge_id, user, "challenged", Challenge.Status.ACCEPTED, now)
+        try:
+            with transaction.atomic():
+                table = _table_open(challenge)
+        except SocialError as exc:
+            failure = exc
+        except (SettingsError, LedgerError, AccountNotAllowed, tables.TableError) as exc:
+            # the challenger's side: their stake, their account; the challenged is told no more
+            failure = SocialError(
+                "challenger_cannot_sit",
+                _("%(name)s can't open this table at the moment.")
+                % {"name": challenge.challenger.display_name},
+            )
+            failure.__cause__ = exc
+        if failure is not None:
+            Challenge.objects.filter(pk=challenge.pk).update(
+                status=Challenge.Status.FAILED, failure=failure.code
+            )
+            card = reverse("social:challenge_card", args=[challenge.pk])
+            notify_users(
+                [
+                    (
+                        challenge.challenger_id,
+                        "challenge_failed",
+                        {"challenge": challenge.pk, "card_url": card},
+                    ),
+                    (challenge.challenged_id, "challenge_closed", {"challenge": challenge.pk}),
+                ]
+            )
+        else:
+            Challenge.objects.filter(pk=challenge.pk).update(table=table)
+            data = {
+                "challenge": challenge.pk,
+                "url": table.get_absolute_url(),
+                "card_url": reverse("social:challenge_card", args=[challenge.pk]),
+            }
+            notify_users(
+                [
+                    (challenge.challenger_id, "challenge_accepted", data),
+                    (challenge.challenged_id, "challenge_accepted", data),
+                ]
+            )
+    if failure is not None:
+        raise failure
+    return table
+
+
+def challenge_decline(*, challenge_id: int, user: User, now: datetime | None = None) -> Challenge:
+    """The challenged player says no; the challenger is told."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        challenge = _answer(challenge_id, user, "challenged", Challenge.Status.DECLINED, now)
+        card = reverse("social:challenge_card", args=[challenge.pk])
+        notify_users(
+            [
+                (
+                    challenge.challenger_id,
+                    "challenge_declined",
+                    {"challenge": challenge.pk, "card_url": card},
+                ),
+                (challenge.challenged_id, "challenge_closed", {"challenge": challenge.pk}),
+            ]
+        )
+    return challenge
+
+
+def challenge_withdraw(*, challenge_id: int, user: User, now: datetime | None = None) -> Challenge:
+    """The challenger takes it back; the challenged player's notice closes."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        challenge = _answer(challenge_id, user, "challenger", Challenge.Status.WITHDRAWN, now)
+        notify_users([(challenge.challenged_id, "challenge_closed", {"challenge": challenge.pk})])
+    return challenge
