@@ -11,11 +11,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils import timezone
 
 from ratings import glicko2
-from ratings.models import Rating
+from ratings.models import RatedGame, Rating
+from ratings.pools import pool_for
 
 #: Above this deviation a rating is provisional and shown with a "?" (lichess's line).
 PROVISIONAL_DEVIATION = 110.0
@@ -78,3 +80,37 @@ def player_ratings(user_ids: Iterable[int], pool: str) -> dict[int, PlayerRating
     now = timezone.now()
     rows = {r.user_id: r for r in Rating.objects.filter(user_id__in=ids, pool=pool)}
     return {u: rating_now(rows.get(u), now) for u in ids}
+
+
+def table_picture_part(table: Any, game: Any, picture: dict[str, Any]) -> None:
+    """The ratings' part of a table's picture (tables.selectors.PICTURE_PARTS,
+    docs/protocol.md): the table's pool and whether it is rated; on each seat's player (not a
+    house player) their `rating` in that pool; once the game is over, `rating_changes`."""
+    pool = pool_for(table.settings)
+    picture["rating"] = {"pool": pool.value, "rated": table.rated}
+    people = [s["player"] for s in picture["seats"] if s["player"] and not s["player"].get("house")]
+    ratings = player_ratings([p["id"] for p in people], pool) if people else {}
+    for player in people:
+        r = ratings[player["id"]]
+        player["rating"] = {"rating": round(r.rating), "provisional": r.provisional}
+    picture["rating_changes"] = game_rating_changes(game)
+
+
+def game_rating_changes(game: Any) -> dict[str, Any] | None:
+    """What a finished game did to its players' ratings: None before the game is over (or for
+    a game the ratings never considered); else whether it was rated, why not, and per seat the
+    rating before and after and the change as players see it (None for a seat not rated)."""
+    if game is None or game.status != "finished":
+        return None
+    rated = RatedGame.objects.filter(game_id=game.pk).first()
+    if rated is None:
+        return None
+    seats: list[dict[str, Any] | None] = [None] * len(game.players)
+    for c in rated.changes.all():
+        seats[c.seat] = {
+            "before": round(c.rating_before),
+            "after": round(c.rating_after),
+            "delta": c.delta,
+            "provisional": c.deviation_after > PROVISIONAL_DEVIATION,
+        }
+    return {"pool": rated.pool, "rated": rated.rated, "why_not": rated.why_not, "seats": seats}

@@ -160,6 +160,13 @@ class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake 
         ),
     )
     private = forms.BooleanField(label=_("Private table (invite link and code)"), required=False)
+    casual = forms.BooleanField(
+        label=_("Casual: not rated"),
+        required=False,
+        help_text=_(
+            "Rated by default: games change the players' ratings. A casual table's games never do."
+        ),
+    )
 
     settings: TableSettings | None = None
 

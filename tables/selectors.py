@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings as django_settings
@@ -17,6 +18,13 @@ from tables.models import Game, Table, TableEvent
 MAX_REPLAY = 200
 #: How many of the latest event numbers a `hello` asking for the `log` gets (a page's move list).
 LOG_BATCHES = 120
+
+
+#: Apps above tables add their part to a table's picture (ratings: each seat's rating and the
+#: finished game's rating changes). Each takes (table, game, picture) and adds to the picture in
+#: place, from what changes only with an event. Registered from the app's ready(): tables
+#: imports none of them.
+PICTURE_PARTS: list[Callable[[Table, Game | None, dict[str, Any]], None]] = []
 
 
 def live_game(table: Table) -> Game | None:
@@ -39,7 +47,7 @@ def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
     seats = list(table.seats.select_related("user").order_by("number"))
     hand = game.hands.filter(dealt_at=None).order_by("number").first() if game else None
     online = online_users(table.pk)
-    return {
+    picture = {
         "id": table.pk,
         "mode": table.mode,
         "title": table.get_mode_display(),
@@ -67,6 +75,9 @@ def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
         "game_url": None if game is None else reverse("history:game", args=[game.pk]),
         "settlement": settlement_of(game),
     }
+    for part in PICTURE_PARTS:
+        part(table, game, picture)
+    return picture
 
 
 def settlement_of(game: Game | None) -> dict[str, Any] | None:

@@ -105,12 +105,14 @@ def table_create(
     private: bool = False,
     on_leave: str = "wait",
     stake: ledger.StakeSpec | None = None,
+    rated: bool = True,
     **options: Any,
 ) -> Table:
     """A new table with the mode's defaults and `options` (validated by the engine).
 
     The host takes seat 0. `on_leave` (Cut Throat and Partners): "wait" or "forfeit" when a
-    player's grace runs out. `stake` is what the table is played for (none: nothing). Raises
+    player's grace runs out. `stake` is what the table is played for (none: nothing). `rated`:
+    False for a casual table, whose games never change a rating (docs/ratings.md). Raises
     SettingsError (naming the setting), AccountNotAllowed, or ledger.LedgerError (a refused
     stake, or a host who cannot cover it).
     """
@@ -125,6 +127,7 @@ def table_create(
             host=host,
             private=private,
             on_leave=on_leave,
+            rated=rated,
         )
         Seat.objects.bulk_create(
             Seat(

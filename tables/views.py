@@ -112,6 +112,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
                 private=form.cleaned_data["private"],
                 on_leave=form.cleaned_data.get("on_leave") or Table.OnLeave.WAIT,
                 stake=form.stake_spec,
+                rated=not form.cleaned_data.get("casual"),
                 **form.cleaned_options,
             )
         except SettingsError as exc:  # the form checked; this is belt and braces
