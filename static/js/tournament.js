@@ -1,4 +1,4 @@
-// An event's page (and the list, and the organizer's page) update live: the tournament socket
+// An event's page (and the list, and the organizer's page) update live: the notices socket
 // says the event changed, and the live part is fetched again (server-rendered, so it stays
 // translated and shows this viewer's own buttons and notices). Without the socket, it polls.
 const live = document.getElementById("live") || document.getElementById("tournament-lists");
@@ -35,30 +35,32 @@ function schedule(delay = 150) {
   if (!pending) pending = setTimeout(refresh, delay);
 }
 
-function connect(delay = 1000) {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const socket = new WebSocket(`${scheme}://${location.host}${live.dataset.wsPath}`);
-  socket.addEventListener("open", () => {
-    socketOpen = true;
-    window.tournamentReady = true;
-    delay = 1000;
-  });
-  socket.addEventListener("message", (event) => {
-    const message = JSON.parse(event.data);
-    if (message.type === "changed" && message.seq !== lastSeq) {
-      lastSeq = message.seq;
+// The page watches its event (or the list) on the site-wide notices socket (notices.js): a
+// change arrives as a "tournament_changed" notice; a (re)opened socket may have missed some.
+function watch() {
+  document.addEventListener("dominologist:notice", (event) => {
+    const notice = event.detail;
+    if (notice.kind === "tournament_changed" && notice.seq !== lastSeq) {
+      lastSeq = notice.seq;
       schedule();
     }
   });
-  socket.addEventListener("close", () => {
+  let opens = 0;
+  const opened = () => {
+    socketOpen = true;
+    window.tournamentReady = true;
+    if (opens++ > 0) schedule(0); // back after a drop: fetch what was missed
+  };
+  document.addEventListener("dominologist:notices-open", opened);
+  document.addEventListener("dominologist:notices-closed", () => {
     socketOpen = false;
     window.tournamentReady = false;
-    setTimeout(() => connect(Math.min(delay * 2, 15000)), delay);
   });
+  if (window.noticesReady) opened();
 }
 
 if (live) {
-  connect();
+  watch();
   // The socket is the fast path; a slow poll catches anything missed while it was away.
   setInterval(() => {
     if (!socketOpen || document.visibilityState === "visible") schedule(0);

@@ -330,28 +330,35 @@ def test_spanish_pages(client: Client, organizer: Any, players: list[Any]) -> No
 # --- the socket ----------------------------------------------------------------------------------
 
 
-async def socket_for(user: Any, path: str) -> WebsocketCommunicator:
+async def socket_for(user: Any, watch: dict[str, Any]) -> WebsocketCommunicator:
+    """The site-wide notices socket, watching an event or the list (as tournament.js has it)."""
     client = Client()
     await client.aforce_login(user)
     cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
     socket = WebsocketCommunicator(
-        application, path, headers=[(b"cookie", cookie.encode()), (b"origin", b"http://localhost")]
+        application,
+        "/ws/notices/",
+        headers=[(b"cookie", cookie.encode()), (b"origin", b"http://localhost")],
     )
     connected, code = await socket.connect()
     assert connected, code
+    assert (await socket.receive_json_from(timeout=10))["type"] == "hello"
+    await socket.send_json_to({"type": "watch", **watch})
+    assert (await socket.receive_json_from(timeout=10))["type"] == "watching"
     return socket
 
 
 @pytest.mark.django_db(transaction=True)
 async def test_the_event_socket_says_when_it_changed(organizer: Any, players: list[Any]) -> None:
     tournament = await sync_to_async(make_event)(organizer)
-    page = await socket_for(players[3], f"/ws/tournaments/{tournament.pk}/")
-    listing = await socket_for(players[4], "/ws/tournaments/")
+    page = await socket_for(players[3], {"topic": "tournament", "id": tournament.pk})
+    listing = await socket_for(players[4], {"topic": "tournaments"})
     await sync_to_async(services.entry_register)(tournament_id=tournament.pk, user=players[0])
     for socket in (page, listing):
         message = await socket.receive_json_from(timeout=10)
-        assert message["type"] == "changed" and message["tournament"] == tournament.pk
-        assert set(message) == {"type", "tournament", "seq"}  # nothing private
+        assert message["type"] == "notice" and message["kind"] == "tournament_changed"
+        assert message["tournament"] == tournament.pk
+        assert set(message) == {"type", "kind", "tournament", "seq"}  # nothing private
     seq = message["seq"]
     assert seq == (await Tournament.objects.aget(pk=tournament.pk)).seq
     await page.disconnect()
@@ -359,12 +366,14 @@ async def test_the_event_socket_says_when_it_changed(organizer: Any, players: li
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_the_event_socket_needs_a_login(organizer: Any) -> None:
-    tournament = await sync_to_async(make_event)(organizer)
-    socket = WebsocketCommunicator(
-        application, f"/ws/tournaments/{tournament.pk}/", headers=[(b"origin", b"http://localhost")]
-    )
-    connected, _code = await socket.connect()
-    if connected:
-        closed = await socket.receive_output(timeout=5)
-        assert closed["type"] == "websocket.close" and closed["code"] == 4001
+async def test_watching_another_event_stops_the_first(organizer: Any, players: list[Any]) -> None:
+    first = await sync_to_async(make_event)(organizer)
+    second = await sync_to_async(make_event)(organizer)
+    socket = await socket_for(players[3], {"topic": "tournament", "id": first.pk})
+    await socket.send_json_to({"type": "watch", "topic": "tournament", "id": second.pk})
+    assert (await socket.receive_json_from(timeout=10))["type"] == "watching"
+    await sync_to_async(services.entry_register)(tournament_id=first.pk, user=players[0])
+    await sync_to_async(services.entry_register)(tournament_id=second.pk, user=players[0])
+    message = await socket.receive_json_from(timeout=10)
+    assert message["tournament"] == second.pk  # the first event's change never came
+    await socket.disconnect()
