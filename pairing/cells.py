@@ -30,10 +30,11 @@ SHAPES: dict[str, tuple[int, bool]] = {
     "ct4": (4, False),
     "partners": (4, True),
 }
+#: The shapes as a sentence names them ("Citizen, one on one, for $10").
 SHAPE_NAMES = {
-    "1v1": gettext_lazy("One on one"),
-    "ct3": gettext_lazy("Cut Throat, 3 players"),
-    "ct4": gettext_lazy("Cut Throat, 4 players"),
+    "1v1": gettext_lazy("one on one"),
+    "ct3": gettext_lazy("Cut Throat for 3"),
+    "ct4": gettext_lazy("Cut Throat for 4"),
     "partners": gettext_lazy("Partners, 2 against 2"),
 }
 SHAPE_SHORT = {

@@ -1,0 +1,81 @@
+"""In a real browser: two players press the same "Play now" cell, one from the home page (by
+keyboard, on a 360 px phone) and one from the lobby, and end up at one table, playing."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pairing.models import PoolEntry
+from tables.models import GameAction
+from tests.e2e.conftest import log_in, screenshot
+from tests.e2e.test_table_browser import take_turn
+
+CELL = "Citizen, 1 on 1"
+
+
+def test_two_players_press_the_same_cell_and_play_at_one_table(
+    live_server_url: str, browser: Any, new_page: Any, alice: Any, bob: Any
+) -> None:
+    url = live_server_url
+    phone = browser.new_context(viewport={"width": 360, "height": 740})
+    phone.set_default_timeout(30_000)
+    try:
+        _play(url, phone, new_page, alice, bob)
+    finally:
+        phone.close()
+
+
+def _play(url: str, phone: Any, new_page: Any, alice: Any, bob: Any) -> None:
+    from tests.e2e.conftest import _csp_safe_waits
+
+    first = _csp_safe_waits(phone.new_page())
+    second = new_page("desktop")
+    log_in(first, url, alice)
+    log_in(second, url, bob)
+
+    # Alice, on her phone, chooses the cell by keyboard and waits in the pool.
+    first.goto(url + "/")
+    first.wait_for_function("document.getElementById('play-now').dataset.pairingReady === 'true'")
+    width = first.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"{width} px wide"
+    first.get_by_role("button", name=CELL).focus()
+    first.keyboard.press("Enter")
+    first.wait_for_function("document.getElementById('pool-panel') !== null")
+    first.wait_for_function("document.getElementById('play-now').dataset.pairingReady === 'true'")
+    panel = first.locator("#pool-panel")
+    assert "Citizen, one on one, for nothing" in panel.inner_text()
+    assert first.locator("#pool-size").inner_text() == "1"
+    first.wait_for_function("document.getElementById('pool-wait').textContent !== '0:00'")
+    screenshot(first, "pairing-waiting-phone")
+    assert first.evaluate("document.documentElement.scrollWidth") <= 360
+
+    # Bob presses the same cell in the lobby: both are seated at one new table.
+    second.goto(url + "/lobby/")
+    second.wait_for_function("document.getElementById('play-now').dataset.pairingReady === 'true'")
+    screenshot(second, "pairing-lobby-desktop")
+    second.get_by_role("button", name=CELL).click()
+    second.wait_for_url(re.compile(r"/tables/\d+/$"))
+    table_url = second.url
+    first.wait_for_url(table_url)  # the notice (or the status poll) takes Alice there
+    entries = PoolEntry.objects.filter(user__in=[alice, bob], status="seated")
+    assert entries.count() == 2 and len({e.match_id for e in entries}) == 1
+
+    for page in (first, second):
+        page.wait_for_function("window.wsReady === true")
+        page.locator(".seat.me").get_by_role("button", name="Ready", exact=True).click()
+    for page in (first, second):
+        page.wait_for_function(
+            "window.dominologistTable.state.game"
+            " && window.dominologistTable.state.game.phase !== 'awaiting_deal'"
+        )
+    screenshot(first, "pairing-table-phone")
+
+    # The player to act makes the first move, by clicking.
+    game = second.evaluate("window.dominologistTable.state.game")
+    mover = {0: first, 1: second}[game["to_act"]]
+    version = game["version"]
+    take_turn(mover)
+    for page in (first, second):
+        page.wait_for_function(f"window.dominologistTable.state.game.version > {version}")
+    assert GameAction.objects.filter(game__table__pairing_match__isnull=False, by_server=False)
