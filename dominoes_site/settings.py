@@ -112,6 +112,7 @@ INSTALLED_APPS = [
     "ratings",
     "house",
     "staff",
+    "coach",
     "social",
     "pairing",
 ]

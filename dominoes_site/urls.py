@@ -18,6 +18,7 @@ urlpatterns = [
     path("", include("house.urls")),
     path("", include("ledger.urls")),
     path("", include("tournaments.urls")),
+    path("", include("coach.urls")),
     path("", include("social.urls")),
     path("", include("pairing.urls")),
     path("admin/", admin.site.urls),

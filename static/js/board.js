@@ -423,6 +423,7 @@ function measure(svg, options) {
 /**
  * Draw a board view into an <svg>.
  * options: lastBone ("6-4": glow), litEnds (["left", ...]: the ends the chosen bone fits),
+ * hintEnds (["left"]: marked as the coach's hint, not made playable),
  * onEnd(end, event) (an end target was activated), t(key, params) (translations), unit (5 or 3:
  * marks a scoring ends total), width/height (px; default: the svg's parent's size).
  */
@@ -435,6 +436,7 @@ export function renderBoard(svg, board, options = {}) {
   svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
   svg.classList.add("board-svg");
   const lit = new Set(options.litEnds || []);
+  const hinted = new Set(options.hintEnds || []); // the coach's hint: drawn, not made playable
   const last = options.lastBone ? canonicalBone(options.lastBone) : null;
 
   const defs =
@@ -548,6 +550,7 @@ export function renderBoard(svg, board, options = {}) {
     const my = gp.innerAt.y * S;
     const cls = ["end-target", `end-${e.end}`];
     if (isLit) cls.push("lit");
+    if (hinted.has(e.end)) cls.push("hinted");
     if (empty) cls.push("empty");
     let g = `<g class="${cls.join(" ")}" data-end="${e.end}" data-value="${e.value}" data-counts="${e.counts}" tabindex="0" role="button" aria-label="${esc(label)}"${isLit ? "" : ' aria-disabled="true"'}>`;
     g += `<title>${esc(t("end_counts", { end: endName, value: e.value, counts: e.counts }))}</title>`;

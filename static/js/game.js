@@ -139,6 +139,8 @@ function setupReplay() {
       b.setAttribute("aria-disabled", String(back ? at === 0 : at === frames.length - 1));
     }
     if (history.replaceState) history.replaceState(null, "", `#step-${at}`);
+    // The coach's review follows the replay (static/js/coach.js).
+    root.dispatchEvent(new CustomEvent("replay:show", { detail: { at, frame } }));
   }
 
   function go(where) {
@@ -182,6 +184,15 @@ function setupReplay() {
     cancelAnimationFrame(resizeFrame);
     resizeFrame = requestAnimationFrame(() => drawBoard(frames[at]));
   });
+  // What the coach's review needs of the replay: the frames, where it is, and a way to step.
+  window.dominologistReplay = {
+    frames,
+    unit: replay.unit || 5,
+    show: (i) => show(i),
+    get at() {
+      return at;
+    },
+  };
   const match = /^#step-(\d+)$/.exec(location.hash);
   show(match ? Number(match[1]) : 0, { announce: false });
   root.dataset.ready = "true";

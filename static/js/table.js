@@ -121,6 +121,7 @@ export function startTable(app) {
     drawerOpen: false,
     tab: "moves",
     resultShownFor: null, // the game (number) whose result this page has shown
+    hint: null, // the coach's hint at a practice table: {version, bone, end} (static/js/coach.js)
     muted: new Set(JSON.parse(storage.get("localStorage", "dominologist:muted") || "[]")),
   };
   window.wsReady = false;
@@ -1452,6 +1453,8 @@ export function startTable(app) {
       );
       if (showWorkouts && mySeat() !== null && workouts[mySeat()]) body.push(el("p", { class: "help" }, t("workout_on_profile")));
     }
+    const ratings = ratingChanges();
+    if (ratings) body.push(ratings);
     if (state.table?.game_url) {
       body.push(el("p", {}, el("a", { href: state.table.game_url, "data-game-link": "" }, t("game_over_history"))));
     }
@@ -1500,6 +1503,7 @@ export function startTable(app) {
     renderDoublesDialog();
     renderControls();
     layoutNow(); // the hand fitted, then the board drawn in the space left
+    app.dispatchEvent(new CustomEvent("table:render")); // the coach's Hint (static/js/coach.js)
   }
 
   function renderHead() {
@@ -1581,6 +1585,41 @@ export function startTable(app) {
     return svg;
   }
 
+  /** A player's rating in the table's pool: "1512", or "1500?" while provisional. */
+  function ratingTag(r) {
+    const pool = t(`pool_${state.table?.rating?.pool || ""}`);
+    const shown = `${r.rating}${r.provisional ? "?" : ""}`;
+    const words = r.provisional ? t("rating_provisional", { rating: r.rating, pool }) : t("rating_tag", { rating: r.rating, pool });
+    return el("span", { class: "tag rating", "data-rating": shown, title: words }, el("span", { "aria-hidden": "true" }, shown), el("span", { class: "visually-hidden" }, words));
+  }
+
+  /** What the game did to the ratings, for the game-over dialog (picture.rating_changes). */
+  function ratingChanges() {
+    const rc = state.table?.rating_changes;
+    if (!rc) return null;
+    const pool = t(`pool_${rc.pool}`);
+    const out = el("div", { class: "rating-changes", "data-rating-changes": "" }, el("h3", { title: t("rating_help", { pool }) }, `${t("rating_title")} · ${pool}`));
+    if (!rc.rated) {
+      out.append(el("p", { class: "help" }, t(`rating_why_${rc.why_not || "no_result"}`)));
+      return out;
+    }
+    const items = (state.table?.seats || [])
+      .filter((s) => s.player)
+      .map((s) => {
+        const c = rc.seats?.[s.number];
+        if (!c) return el("li", {}, t("rating_unchanged", { name: seatName(s.number) }));
+        const delta = c.delta > 0 ? `+${c.delta}` : c.delta < 0 ? `−${-c.delta}` : "±0";
+        const cls = c.delta > 0 ? "up" : c.delta < 0 ? "down" : null;
+        return el(
+          "li",
+          { class: [cls, s.number === mySeat() ? "mine" : null].filter(Boolean).join(" ") || null, "data-rating-seat": String(s.number), "data-delta": String(c.delta) },
+          t("rating_change", { name: seatName(s.number), after: `${c.after}${c.provisional ? "?" : ""}`, delta }),
+        );
+      });
+    out.append(el("ul", {}, items));
+    return out;
+  }
+
   function seatPanel(seatInfo, pos) {
     const table = state.table;
     const game = state.game;
@@ -1614,6 +1653,7 @@ export function startTable(app) {
       line.append(el("span", { class: "count", title: tn("bones_in_hand", count) }, boneIcon(), el("span", { "aria-hidden": "true" }, String(count)), el("span", { class: "visually-hidden" }, tn("bones_in_hand", count))));
     }
     if (partner) line.append(el("span", { class: "tag partner", title: t("partner_help") }, t("partner_tag")));
+    if (player?.rating) line.append(ratingTag(player.rating));
     if (player?.house) {
       const level = t(`level_${player.house}`);
       line.append(el("span", { class: "tag house", title: `${t("house_tag", { level })}. ${t("house_help")}` }, t("house_short")));
@@ -1909,9 +1949,11 @@ export function startTable(app) {
     ui.boardWrap?.classList.toggle("empty", !game?.board?.lead);
     const active = document.activeElement;
     const focusedEnd = active && ui.board.contains(active) ? active.getAttribute("data-end") : null;
+    const hint = state.hint && game && state.hint.version === game.version && state.hint.end ? [state.hint.end] : [];
     renderBoard(ui.board, game?.board || null, {
       lastBone: last,
       litEnds: lit,
+      hintEnds: hint,
       onEnd: (end) => onEndActivated(end),
       t: (key, params) => (strings[key] !== undefined ? t(key, params) : null),
       unit: game?.rules?.unit || 5,
@@ -1946,12 +1988,13 @@ export function startTable(app) {
         const ends = playsFor(bone);
         const playable = ends.length > 0 && !pending;
         const selected = state.selected === key;
+        const hinted = !!state.hint && state.hint.version === game.version && state.hint.bone === key;
         const label = playable ? t("hand_bone_playable", { bone: key }) : t("hand_bone", { bone: key });
         const btn = el(
           "button",
           {
             type: "button",
-            class: `hand-bone ${playable ? "playable" : "unplayable"}`,
+            class: `hand-bone ${playable ? "playable" : "unplayable"}${hinted ? " hinted" : ""}`,
             "data-bone": key,
             "data-index": String(i),
             "aria-label": label,
