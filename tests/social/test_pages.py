@@ -152,3 +152,43 @@ def test_the_preference_page(bob: Any) -> None:
     assert client.post(url, {"challenges_from": "anyone"}).status_code == 400
     assert client.post(url, {"challenges_from": "friends"}).status_code == 302
     assert services.challenges_from(bob) == ChallengesFrom.FRIENDS
+
+
+@pytest.mark.django_db
+def test_the_social_pages_speak_spanish_and_run_no_inline_code(
+    alice: Any, bob: Any, make_user: Any
+) -> None:
+    from django.conf import settings
+
+    from tests.site.test_headers import inline_code
+    from tests.site.test_spanish_pages import english_in
+
+    presence.mark_online(bob.pk)
+    services.follow(follower=alice, followed=bob)
+    received = services.challenge_send(
+        challenger=bob, challenged=alice, mode="citizen_gym", options={"players": 2, "clock": 15}
+    )
+    sent = services.challenge_send(
+        challenger=alice, challenged=make_user("Carol"), mode="fives", options={"players": 2}
+    )
+    client = logged_in(alice)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    pages = {
+        "online": reverse("social:online"),
+        "friends": reverse("social:friends"),
+        "challenges": reverse("social:challenges"),
+        "challenge received": reverse("social:challenge", args=[received.pk]),
+        "challenge sent": reverse("social:challenge", args=[sent.pk]),
+        "card": reverse("social:challenge_card", args=[received.pk]),
+        "form": reverse("social:challenge_new", args=[bob.pk]),
+        "preference": reverse("social:preference"),
+        "profile": reverse("accounts:profile", args=[bob.pk]),
+    }
+    for name, url in pages.items():
+        response = client.get(url, HTTP_HOST="localhost")
+        assert response.status_code == 200, (name, response.status_code)
+        page = response.content.decode()
+        assert english_in(page) == [], (name, english_in(page))
+        assert inline_code(page) == [], (name, inline_code(page))
+    card = text(client.get(pages["card"], HTTP_HOST="localhost"))
+    assert "Bob te desafía" in card and "Aceptar" in card and "Gimnasio" in card
