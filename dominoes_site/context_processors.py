@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 NAVIGATION = [
     ("tables:lobby", _("Lobby")),
     ("tournaments:list", _("Tournaments")),
+    ("ratings:leaderboard", _("Leaderboards")),
     ("social:online", _("Players")),
     ("ledger:locker", _("Locker")),
     ("accounts:my_profile", _("Profile")),

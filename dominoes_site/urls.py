@@ -18,8 +18,9 @@ urlpatterns = [
     path("", include("house.urls")),
     path("", include("ledger.urls")),
     path("", include("tournaments.urls")),
+    path("", include("ratings.urls")),
     path("", include("coach.urls")),
-    path("", include("social.urls")),
     path("", include("pairing.urls")),
+    path("", include("social.urls")),
     path("admin/", admin.site.urls),
 ]

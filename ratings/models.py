@@ -48,7 +48,10 @@ class RatedGame(models.Model):
         HOUSE = "house", _("A house player took part.")
         FARMING = (
             "farming",
-            _("These players already played their rated games against each other today."),
+            _(
+                "These players already played three rated games against each other in the last "
+                "24 hours."
+            ),
         )
         NO_RESULT = "no_result", _("The game ended without a result to rate.")
 

@@ -4,6 +4,8 @@
   the lobby's rows (one query per pool) and sets `seat.rating` (a PlayerRating) on each seat;
   then `{% rating_chip seat.rating %}` shows it ("1512", "1500?" while provisional).
 - `{% rating_chip rating %}` shows any PlayerRating, explained in its title.
+- `{% profile_ratings player %}`: the profile's card, a chart per pool.
+- `{% game_ratings game %}`: the game page's card, each player's change.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 
+from ratings import selectors
 from ratings.pools import pool_for
 from ratings.selectors import PlayerRating, player_ratings
 
@@ -62,3 +65,19 @@ def rating_chip(rating: PlayerRating | None) -> SafeString:
         rating.shown,
         title,
     )
+
+
+@register.inclusion_tag("ratings/_profile.html", takes_context=True)
+def profile_ratings(context: template.Context, player: Any) -> dict[str, Any]:
+    """The profile's Ratings card: each pool the player has rated games in, with its chart."""
+    return {
+        "player": player,
+        "pools": selectors.profile_ratings(player.pk),
+        "user": context.get("user"),
+    }
+
+
+@register.inclusion_tag("ratings/_game.html")
+def game_ratings(game: Any) -> dict[str, Any]:
+    """The game page's Ratings card: what the game did to its players' ratings."""
+    return {"game": game, "ratings": selectors.game_ratings(game)}
