@@ -38,6 +38,7 @@ class Tournament(models.Model):
     class Seeding(models.TextChoices):
         RANDOM = "random", _("Random")
         ORGANIZER = "organizer", _("The organizer's order")
+        RATING = "rating", _("By rating, best first")
 
     class Fee(models.TextChoices):
         FREE = "free", _("Free")

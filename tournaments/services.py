@@ -342,7 +342,7 @@ def tournament_check(data: dict[str, Any], *, now: dt.datetime | None = None) ->
 
     seeding = data.get("seeding") or Tournament.Seeding.RANDOM
     if seeding not in Tournament.Seeding.values:
-        refuse("seeding", _("Seeding is random or by the organizer's order."))
+        refuse("seeding", _("Seeding is random, by the organizer's order or by rating."))
     clean["seeding"] = seeding
 
     if errors:
@@ -989,11 +989,30 @@ def _step_start(tournament_id: int, now: dt.datetime) -> int:
     return 1
 
 
+def entry_ratings(tournament: Tournament, entries: list[Entry]) -> dict[int, float]:
+    """Each entry's rating in the pool of the event's tables (ratings.selectors, as of now; a
+    player with none reads as new, 1500): a player's own, a pair's mean of the two."""
+    from ratings.pools import pool_for
+    from ratings.selectors import player_ratings
+
+    ids = {e.player_id for e in entries} | {e.partner_id for e in entries if e.partner_id}
+    ratings = player_ratings(ids, pool_for(tournament.table_settings))
+    out = {}
+    for e in entries:
+        members = [e.player_id] + ([e.partner_id] if e.partner_id else [])
+        out[e.pk] = sum(ratings[m].rating for m in members) / len(members)
+    return out
+
+
 def _seed(tournament: Tournament, playing: list[Entry]) -> None:
     if tournament.seeding == Tournament.Seeding.ORGANIZER:
         ordered = sorted(
             playing, key=lambda e: (e.seed is None, e.seed or 0, e.registered_at, e.pk)
         )
+    elif tournament.seeding == Tournament.Seeding.RATING:
+        # Best rating first; equal ratings (new players) by who registered first.
+        rating = entry_ratings(tournament, playing)
+        ordered = sorted(playing, key=lambda e: (-rating[e.pk], e.registered_at, e.pk))
     else:
         ordered = list(playing)
         secrets.SystemRandom().shuffle(ordered)
