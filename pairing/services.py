@@ -324,7 +324,7 @@ def _notify(user_ids: list[int], kind: str, data: dict[str, Any]) -> None:
 def _seated_notice(table: Table, user_ids: list[int], confirm_by: datetime) -> None:
     _notify(
         user_ids,
-        "pairing.seated",
+        "pairing_seated",
         {
             "table": table.pk,
             "url": table.get_absolute_url(),
@@ -560,7 +560,7 @@ def _match_check(match: Match, now: datetime) -> None:
             PoolEntry.objects.filter(match=match, status=Status.SEATED, user_id__in=dropped).update(
                 status=Status.DROPPED, ended_at=now
             )
-            _notify(dropped, "pairing.dropped", {"table": table.pk})
+            _notify(dropped, "pairing_dropped", {"table": table.pk})
         Match.objects.filter(pk=match.pk).update(
             confirm_by=now + timedelta(seconds=confirm_seconds())
         )

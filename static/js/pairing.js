@@ -16,7 +16,7 @@
 
   document.addEventListener("dominologist:notice", (event) => {
     const notice = event.detail || {};
-    if (notice.kind === "pairing.seated") goTo(notice.url);
+    if (notice.kind === "pairing_seated") goTo(notice.url);
   });
 
   const panel = document.getElementById("pool-panel");

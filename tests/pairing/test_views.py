@@ -1,0 +1,86 @@
+"""The grid's requests: join (seated at once when someone fits), leave, and the status JSON the
+waiting panel polls; the grid and the panel on the home page and the lobby, in both languages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from pairing.models import PoolEntry
+
+pytestmark = pytest.mark.django_db
+
+
+def client_for(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_pressing_a_cell_waits_then_the_second_player_goes_to_the_table(
+    alice: Any, bob: Any
+) -> None:
+    first = client_for(alice)
+    page = first.get("/")
+    assert 'id="play-now"' in page.content.decode()
+    response = first.post("/play/join/", {"cell": "fives:1v1", "stake": "10", "next": "/"})
+    assert response.status_code == 302 and response["Location"] == "/#play-now"
+    status = first.get("/play/status/").json()
+    assert status["state"] == "waiting" and status["pool_size"] == 1
+    assert status["cell"] == "fives:1v1:10" and status["range"] == 100
+    assert status["label"] == "Fives, one on one, for $10"
+    home = first.get("/").content.decode()
+    assert "Looking for players: Fives, one on one, for $10" in home
+    assert 'id="pool-size" aria-live="polite">1<' in home
+    assert "Leave the pool" in home
+
+    second = client_for(bob)
+    response = second.post("/play/join/", {"cell": "fives:1v1", "stake": "10", "next": "/lobby/"})
+    table = PoolEntry.objects.get(user=bob).match.table
+    assert response["Location"] == f"/tables/{table.pk}/"
+    status = first.get("/play/status/").json()
+    assert status["state"] == "seated" and status["url"] == f"/tables/{table.pk}/"
+    assert "Your table is ready." in first.get("/lobby/").content.decode()
+
+
+def test_leaving_and_refusals_are_explained(alice: Any) -> None:
+    client = client_for(alice)
+    client.post("/play/join/", {"cell": "citizen:partners", "stake": "0", "next": "/lobby/"})
+    response = client.post("/play/leave/", {"next": "/lobby/"}, follow=True)
+    assert "You left the pool." in response.content.decode()
+    assert client.get("/play/status/").json()["state"] == "idle"
+
+    response = client.post("/play/join/", {"cell": "fives:ct4", "next": "/"}, follow=True)
+    assert "Choose a game from the grid." in response.content.decode()
+    response = client.post("/play/join/", {"cell": "fives:1v1", "stake": "7"}, follow=True)
+    assert "Choose a stake from the list." in response.content.decode()
+    assert not PoolEntry.objects.filter(status="waiting").exists()
+
+
+def test_the_way_back_never_leaves_the_site(alice: Any) -> None:
+    client = client_for(alice)
+    response = client.post(
+        "/play/join/", {"cell": "citizen:1v1", "next": "https://elsewhere.example/"}
+    )
+    assert response["Location"] == "/#play-now"
+
+
+def test_only_players_and_only_posts(client: Client, alice: Any) -> None:
+    assert client.get("/play/status/").status_code == 302  # to log in
+    assert client.post("/play/join/", {"cell": "citizen:1v1"}).status_code == 302
+    assert not PoolEntry.objects.exists()
+    assert client_for(alice).get("/play/join/").status_code == 405
+
+
+def test_the_grid_in_spanish(alice: Any) -> None:
+    client = client_for(alice)
+    alice.language = "es"
+    alice.save(update_fields=["language"])
+    client.cookies["django_language"] = "es"
+    page = client.get("/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Jugar ya" in page and "Todos contra todos 3" in page
+    client.post("/play/join/", {"cell": "threes:1v1", "stake": "0", "next": "/"})
+    page = client.get("/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert "Buscando jugadores: Treses, uno contra uno, sin apuesta" in page
