@@ -87,6 +87,8 @@ class Challenge(models.Model):
     options = models.JSONField(default=dict)
     on_leave = models.CharField(max_length=10, default="wait")
     private = models.BooleanField(default=True)
+    #: Rated by default; a casual table's games never change ratings (the create form's choice).
+    rated = models.BooleanField(default=True)
     #: The stake: whole Dollars, or a canteen bundle [[good id, quantity], ...]; neither: none.
     stake_dollars = models.PositiveIntegerField(default=0)
     stake_bundle = models.JSONField(default=list)

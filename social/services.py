@@ -139,6 +139,7 @@ def _table_open(challenge: Challenge) -> Table:
         private=challenge.private,
         on_leave=challenge.on_leave,
         stake=_stake_of(challenge),
+        rated=challenge.rated,
         **challenge.options,
     )
     name = challenge.challenged.display_name
@@ -165,6 +166,7 @@ def challenge_send(
     options: dict[str, Any],
     on_leave: str = "wait",
     private: bool = True,
+    rated: bool = True,
     stake: StakeSpec | None = None,
     now: datetime | None = None,
 ) -> Challenge:
@@ -189,6 +191,7 @@ def challenge_send(
         options=options,
         on_leave=on_leave,
         private=private,
+        rated=rated,
         stake_dollars=spec.dollars if spec else 0,
         stake_bundle=[list(item) for item in spec.bundle] if spec else [],
         created_at=now,

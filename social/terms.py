@@ -45,6 +45,8 @@ def challenge_terms(challenge: Challenge) -> list[str]:
         words.append(_("canteen bet: %(amount)s") % {"amount": amounts_text(amounts, goods)})
     else:
         words.append(_("played for nothing"))
+    if not challenge.rated:
+        words.append(_("casual (not rated)"))
     if challenge.private:
         words.append(_("private table"))
     return words

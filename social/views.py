@@ -108,6 +108,7 @@ def challenge_new(request: HttpRequest, pk: int) -> HttpResponse:
                 options=form.cleaned_options,
                 on_leave=form.cleaned_data.get("on_leave") or "wait",
                 private=form.cleaned_data["private"],
+                rated=not form.cleaned_data.get("casual"),
                 stake=form.stake_spec,
             )
         except services.SocialError as exc:

@@ -190,6 +190,13 @@ def test_accept_seats_both_at_a_new_table_the_challenger_hosts(
 
 
 @pytest.mark.django_db
+def test_a_casual_challenge_opens_a_casual_table(alice: Any, bob: Any) -> None:
+    rated = services.challenge_accept(challenge_id=send(alice, bob).pk, user=bob)
+    casual = services.challenge_accept(challenge_id=send(alice, bob, rated=False).pk, user=bob)
+    assert rated.rated and not casual.rated
+
+
+@pytest.mark.django_db
 def test_only_the_challenged_accepts_and_only_once(alice: Any, bob: Any) -> None:
     challenge = send(alice, bob)
     error = refused(lambda: services.challenge_accept(challenge_id=challenge.pk, user=alice))

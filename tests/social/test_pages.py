@@ -77,12 +77,13 @@ def test_the_challenge_form_checks_like_the_create_form(alice: Any, bob: Any) ->
     assert bad.status_code == 400
     assert "Fives and Threes are played one on one" in text(bad)
     assert not Challenge.objects.exists()
-    response = client.post(url, {**FORM, "private": "on"})
+    response = client.post(url, {**FORM, "private": "on", "casual": "on"})
     challenge = Challenge.objects.get()
     assert response["Location"] == reverse("social:challenge", args=[challenge.pk])
-    assert challenge.options["target"] == 150 and challenge.private
+    assert challenge.options["target"] == 150 and challenge.private and not challenge.rated
     page = text(client.get(response["Location"]))
     assert "Waiting for Bob to answer" in page and "Withdraw the challenge" in page
+    assert "casual (not rated)" in page
 
 
 @pytest.mark.django_db
