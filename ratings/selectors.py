@@ -140,9 +140,10 @@ class ChartPoint:
 
 def rating_chart(points: list[tuple[float, dt.datetime | None, int | None]]) -> dict[str, Any]:
     """An SVG line of ratings (rating, when, game id), the first being where the player stood
-    before their first charted game: coordinates in a 600 x 180 box, with grid lines."""
-    width, height = 600, 180
-    left, right, top, bottom = 48, width - 12, 12, height - 24
+    before their first charted game: coordinates in a 400 x 180 box, with grid lines."""
+    # A 400-wide box: readable labels both at 300 px (a phone's card) and at full width.
+    width, height = 400, 180
+    left, right, top, bottom = 44, width - 8, 10, height - 10
     values = [p[0] for p in points]
     low, high = min(values), max(values)
     step = 50 if high - low <= 300 else 100

@@ -1,0 +1,111 @@
+"""Ratings in the browser: the game-over dialog with each player's change, the seats' ratings,
+the profile's chart and the leaderboard, at 375 px and 1280 px, in English and Spanish."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import expect
+
+from accounts.models import User
+from ratings.models import RatingChange
+from ratings.pools import Pool
+from ratings.services import game_rate
+from tests.e2e.conftest import log_in, screenshot
+from tests.history.helpers import play, start_table
+from tests.ratings.helpers import finished_game, set_rating
+
+SIZES = {"phone": (375, 812), "wide": (1280, 800)}
+
+
+def _page(browser: Any, size: str, pages: list[Any], **options: Any) -> Any:
+    from tests.e2e.conftest import _csp_safe_waits
+
+    w, h = SIZES[size]
+    context = browser.new_context(viewport={"width": w, "height": h}, **options)
+    context.set_default_timeout(30_000)
+    pages.append(context)
+    page = _csp_safe_waits(context.new_page())
+    page.on("pageerror", lambda exc: pages.append(exc))
+    return page
+
+
+def _no_sideways_scroll(page: Any) -> None:
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+def test_the_game_over_dialog_shows_the_rating_change(
+    live_server_url: str, browser: Any, alice: User, bob: User
+) -> None:
+    table = start_table([alice, bob], "fives", limit=50)
+    game = play(table, [alice, bob], seed=5)
+    change = RatingChange.objects.get(rated_game__game=game, user=alice)
+    shown = f"+{change.delta}" if change.delta > 0 else f"\u2212{-change.delta}"
+    pages: list[Any] = []
+    try:
+        for size in SIZES:
+            page = _page(browser, size, pages)
+            log_in(page, live_server_url, alice)
+            page.goto(f"{live_server_url}/tables/{table.pk}/")
+            dialog = page.locator("#game-over-dialog")
+            expect(dialog.locator("[data-rating-changes]")).to_be_visible()
+            mine = dialog.locator("[data-rating-seat='0']")
+            expect(mine).to_contain_text(f"{round(change.rating_after)}")
+            expect(mine).to_contain_text(shown)
+            # Each seat shows its rating; a first game leaves the deviation high: "?".
+            expect(page.locator(".seat .tag.rating").first).to_contain_text("?")
+            screenshot(page, f"ratings-game-over-{size}")
+            _no_sideways_scroll(page)
+        assert not [p for p in pages if isinstance(p, Exception)]
+    finally:
+        for context in pages:
+            if not isinstance(context, Exception):
+                context.close()
+
+
+def test_profile_chart_and_leaderboard(
+    live_server_url: str, browser: Any, alice: User, bob: User, make_user: Any
+) -> None:
+    others = [make_user(f"Rival{n}") for n in range(11)]
+    for n, rival in enumerate(others):
+        set_rating(rival, Pool.FIVES, 1380 + 31 * n, 55 + n, games=10 + n)
+    for n in range(14):
+        opponent = others[n % len(others)]
+        game_rate(game=finished_game([alice, opponent], winner=0 if n % 3 else 1))
+    for n in range(3):
+        game_rate(game=finished_game([bob, others[n]], winner=0))
+    pages: list[Any] = []
+    try:
+        for size in SIZES:
+            for language in ("en", "es"):
+                page = _page(browser, size, pages, locale=language)
+                log_in(page, live_server_url, alice)
+                page.context.add_cookies(
+                    [{"name": "django_language", "value": language, "url": live_server_url}]
+                )
+                page.goto(f"{live_server_url}/players/{alice.pk}/#ratings")
+                chart = page.locator("svg.rating-chart")
+                expect(chart).to_have_count(1)
+                expect(chart.locator("circle")).to_have_count(15)
+                page.locator("#ratings").screenshot(
+                    path=str(screenshot_path(f"ratings-profile-{size}-{language}"))
+                )
+                _no_sideways_scroll(page)
+                page.goto(f"{live_server_url}/leaderboards/fives/")
+                expect(page.locator("table.board tbody tr")).to_have_count(12)
+                expect(page.locator(".climbers li").first).to_be_visible()
+                expect(page.locator(".my-standing")).to_be_visible()
+                screenshot(page, f"ratings-leaderboard-{size}-{language}")
+                _no_sideways_scroll(page)
+        assert not [p for p in pages if isinstance(p, Exception)]
+    finally:
+        for context in pages:
+            if not isinstance(context, Exception):
+                context.close()
+
+
+def screenshot_path(name: str) -> Any:
+    from tests.e2e.conftest import SCREENSHOTS
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS / f"{name}.png"
