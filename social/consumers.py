@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from django.utils.translation import gettext as _
 
 from dominoes_site.consumers import HouseConsumer, server_time
@@ -33,9 +34,11 @@ class NoticeConsumer(HouseConsumer):
         await self.send_json({"type": "hello", "server_time": server_time()})
 
     async def mark_online(self) -> None:
-        """At most one cache write a presence slot per socket (the pings come every 25 s)."""
+        """At most one cache read and write a presence slot per socket (the pings come every
+        25 s), off the event loop (a Redis round trip) and off the database thread."""
         if self.presence_slot != presence.current_slot():
-            self.presence_slot = presence.mark_online(self.scope["user"].pk)
+            mark = sync_to_async(presence.mark_online, thread_sensitive=False)
+            self.presence_slot = await mark(self.scope["user"].pk)
 
     async def disconnect(self, code: int) -> None:
         for group in (self.notices, self.watching):
