@@ -3,9 +3,10 @@
 It joins `notices.<user id>` and passes each notice sent there (`social.notices.notify_user`)
 to the page as `{"type": "notice", "kind": ..., ...data}`. Its pings mark the player online
 (social/presence.py). A page may also `watch` one public topic on it, instead of a socket of
-its own: the tournaments list (`{"type": "watch", "topic": "tournaments"}`) or one event
-(`{"type": "watch", "topic": "tournament", "id": 5}`); their changes arrive as notices of kind
-`tournament_changed`. Bad input is answered with an `error` and the socket stays open.
+its own, among the topics apps register (`social.notices.watch_topic_register`): the tournaments
+list (`{"type": "watch", "topic": "tournaments"}`) or one event (`{"type": "watch", "topic":
+"tournament", "id": 5}`); their changes arrive as notices (kind `tournament_changed`). Bad input
+is answered with an `error` and the socket stays open.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ from django.utils.translation import gettext as _
 
 from dominoes_site.consumers import HouseConsumer, server_time
 from social import presence
-from social.notices import notice_group
-from tournaments.broadcast import LIST_GROUP, group_name
+from social.notices import WATCH_TOPICS, notice_group
 
 
 class NoticeConsumer(HouseConsumer):
@@ -55,38 +55,25 @@ class NoticeConsumer(HouseConsumer):
         await super().receive_json(content, **kwargs)
 
     async def watch(self, content: dict[str, Any]) -> None:
-        topic = content.get("topic")
-        group: str | None
-        if topic == "tournaments":
-            group = LIST_GROUP
-        elif topic == "tournament":
-            number = content.get("id")
-            if type(number) is not int or number <= 0:
-                await self.send_error("bad_watch", _("Say which tournament to watch, by number."))
+        name = content.get("topic")
+        group: str | None = None
+        if name is not None:
+            topic = WATCH_TOPICS.get(name) if isinstance(name, str) else None
+            if topic is None:
+                await self.send_error("bad_watch", _("There is nothing by that name to watch."))
                 return
-            group = group_name(number)
-        elif topic is None:
-            group = None  # watch nothing
-        else:
-            await self.send_error("bad_watch", _("There is nothing by that name to watch."))
-            return
+            number = content.get("id")
+            if topic.needs_id and (type(number) is not int or number <= 0):
+                await self.send_error("bad_watch", _("Say which one to watch, by number."))
+                return
+            group = topic.group(number if topic.needs_id else None)
         if group != self.watching:
             if self.watching:
                 await self.channel_layer.group_discard(self.watching, self.channel_name)
             if group:
                 await self.channel_layer.group_add(group, self.channel_name)
             self.watching = group
-        await self.send_json({"type": "watching", "topic": topic, "id": content.get("id")})
+        await self.send_json({"type": "watching", "topic": name, "id": content.get("id")})
 
     async def notice_send(self, message: dict[str, Any]) -> None:
         await self.send_json({**message["data"], "type": "notice", "kind": message["kind"]})
-
-    async def tournament_changed(self, message: dict[str, Any]) -> None:
-        await self.send_json(
-            {
-                "type": "notice",
-                "kind": "tournament_changed",
-                "tournament": message["tournament"],
-                "seq": message["seq"],
-            }
-        )

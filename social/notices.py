@@ -7,12 +7,16 @@ and each of the player's sockets passes `{"type": "notice", "kind": kind, **data
 where static/js/notices.js raises the DOM event `dominologist:notice`.
 
 This module imports nothing but the channel layer, so any app may send a notice. `data` must be
-JSON (str keys) and must not use the keys `type` or `kind`.
+JSON (str keys) and must not use the keys `type` or `kind`. Apps also register here the public
+topics a page may watch on the same socket (`watch_topic_register`), and send their changes to
+the topic's group as `notice_message`s.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -29,6 +33,15 @@ def notice_group(user_id: int) -> str:
     return f"notices.{int(user_id)}"
 
 
+def notice_message(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The channel-layer message of a notice: what `notify_user` sends to a player's group, and
+    what an app sends to a public topic's group (below) for its watchers."""
+    clash = RESERVED_KEYS & set(data)
+    if clash:
+        raise ValueError(f"a notice's data may not use the keys {sorted(clash)}")
+    return {"type": "notice.send", "kind": kind, "data": dict(data)}
+
+
 def notify_user(user_id: int, kind: str, data: dict[str, Any]) -> None:
     """Send `user_id` a notice of `kind` once the current transaction commits (at once when
     there is none). A notice nobody is connected to receive is lost: pages that matter (the
@@ -38,14 +51,9 @@ def notify_user(user_id: int, kind: str, data: dict[str, Any]) -> None:
 
 def notify_users(notices: list[tuple[int, str, dict[str, Any]]]) -> None:
     """Several notices in one batch, after commit (one hop to the channel layer)."""
-    messages = []
-    for user_id, kind, data in notices:
-        clash = RESERVED_KEYS & set(data)
-        if clash:
-            raise ValueError(f"a notice's data may not use the keys {sorted(clash)}")
-        messages.append(
-            (notice_group(user_id), {"type": "notice.send", "kind": kind, "data": dict(data)})
-        )
+    messages = [
+        (notice_group(user_id), notice_message(kind, data)) for user_id, kind, data in notices
+    ]
 
     def send() -> None:
         try:
@@ -54,3 +62,25 @@ def notify_users(notices: list[tuple[int, str, dict[str, Any]]]) -> None:
             log.exception("notices: could not send %d notices", len(messages))
 
     transaction.on_commit(send)
+
+
+# --- public topics a page may watch on its notices socket ------------------------------------
+
+
+@dataclass(frozen=True)
+class WatchTopic:
+    """A public topic (`{"type": "watch", "topic": name, "id": n}`): the channel group its
+    changes are sent to, as `notice_message`s. `group` takes the id, or None for a topic that
+    has none (`needs_id` False)."""
+
+    group: Callable[[int | None], str]
+    needs_id: bool
+
+
+#: Registered by the apps that own them, from their AppConfig.ready() (tournaments: the list
+#: and one event), so that social imports nothing of theirs.
+WATCH_TOPICS: dict[str, WatchTopic] = {}
+
+
+def watch_topic_register(name: str, group: Callable[[int | None], str], *, needs_id: bool) -> None:
+    WATCH_TOPICS[name] = WatchTopic(group=group, needs_id=needs_id)

@@ -13,3 +13,12 @@ class TournamentsConfig(AppConfig):
 
         if seat_guard not in tables.SEAT_GUARDS:
             tables.SEAT_GUARDS.append(seat_guard)
+
+        # Pages watch the list and one event on the site-wide notices socket (social).
+        from social.notices import watch_topic_register
+        from tournaments.broadcast import LIST_GROUP, group_name
+
+        watch_topic_register("tournaments", lambda _id: LIST_GROUP, needs_id=False)
+        watch_topic_register(
+            "tournament", lambda number: group_name(int(number or 0)), needs_id=True
+        )

@@ -1,8 +1,10 @@
 """The only code of the tournaments app that talks to the channel layer, always after commit.
 
-Every visible change to an event raises its `seq` and tells the group `tournament.<id>`; the
-event's pages fetch their live part again (rendered for each viewer, in their language), so the
-message itself carries nothing private: only the event's id and its new seq.
+Every visible change to an event raises its `seq` and tells the group `tournament.<id>` (a
+notice of kind `tournament_changed`, received by the pages watching it on their notices socket:
+apps.py registers the groups as watch topics); the event's pages fetch their live part again
+(rendered for each viewer, in their language), so the message itself carries nothing private:
+only the event's id and its new seq.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from django.db import transaction
 from django.db.models import F
 
 from dominoes_site.layer import group_send
+from social.notices import notice_message
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +35,9 @@ def tournament_changed(tournament_id: int) -> None:
 
     def send() -> None:
         seq = Tournament.objects.filter(pk=tournament_id).values_list("seq", flat=True).first()
-        message = {"type": "tournament.changed", "tournament": tournament_id, "seq": seq or 0}
+        message = notice_message(
+            "tournament_changed", {"tournament": tournament_id, "seq": seq or 0}
+        )
         try:
             group_send(group_name(tournament_id), message)
             group_send(LIST_GROUP, message)

@@ -35,11 +35,13 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.services import refusal_reason
 from engine import SettingsError, TableSettings
+from social.notices import notify_users
 from tables import services as tables
 from tables.models import Game, Seat
 from tournaments import brackets, money
@@ -1187,6 +1189,22 @@ def _open_table(
                 tables.seat_take(table_id=table.pk, user=users[user_id], number=number)
         Match.objects.filter(pk=match.pk).update(table=table)
         tournament_changed(tournament.pk)
+        # Whatever page each player has open says so (the notices socket, social).
+        notify_users(
+            [
+                (
+                    user_id,
+                    "tournament_table_ready",
+                    {
+                        "tournament": tournament.pk,
+                        "table": table.pk,
+                        "url": f"{table.get_absolute_url()}?code={table.invite_code}",
+                        "card_url": reverse("tournaments:notice_card", args=[tournament.pk]),
+                    },
+                )
+                for user_id in sorted(set(seats.values()))
+            ]
+        )
     return True
 
 

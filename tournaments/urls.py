@@ -9,6 +9,7 @@ urlpatterns = [
     path("tournaments/new/", views.tournament_new, name="new"),
     path("tournaments/<int:pk>/", views.tournament_detail, name="detail"),
     path("tournaments/<int:pk>/live/", views.tournament_live, name="live"),
+    path("tournaments/<int:pk>/notice/", views.notice_card, name="notice_card"),
     path("tournaments/<int:pk>/register/", views.register, name="register"),
     path("tournaments/<int:pk>/withdraw/", views.withdraw, name="withdraw"),
     path("tournaments/<int:pk>/check-in/", views.check_in, name="check_in"),

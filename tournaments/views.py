@@ -58,6 +58,20 @@ def tournament_live(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "tournaments/_live.html", context)
 
 
+@login_required
+def notice_card(request: HttpRequest, pk: int) -> HttpResponse:
+    """The viewer's match notice as a card for the notices region of any page (fetched by
+    static/js/notices.js when a `tournament_table_ready` notice arrives); 204 when there is no
+    notice for this viewer (the match moved on)."""
+    tournament = _visible(request, pk)
+    notice = selectors.viewer_state(tournament, request.user)["notice"]
+    if notice is None:
+        return HttpResponse(status=204)
+    return render(
+        request, "tournaments/_notice_card.html", {"tournament": tournament, "notice": notice}
+    )
+
+
 def _act(request: HttpRequest, pk: int, action: Callable[[], Any], done: str) -> HttpResponse:
     try:
         action()

@@ -3,9 +3,10 @@
 // Every notice the server sends is raised on `document` as
 //   new CustomEvent("dominologist:notice", {detail: {kind, ...data}})
 // for any page script that cares (docs/protocol.md lists the kinds). This script itself shows
-// the challenge notices: the card is fetched from the server (rendered for this reader, in the
-// page's language) and shown in the notices region with its own Accept / Decline / Close
-// buttons, all plain forms that work by keyboard. A page may watch one public topic on the same
+// every notice that names a card (the challenges, a tournament's table ready): the card is
+// fetched from the server (rendered for this reader, in the page's language) and shown in the
+// notices region with its own buttons (Accept / Decline / Close), plain forms and buttons that
+// work by keyboard. A page may watch one public topic on the same
 // socket by naming it on an element: data-notices-watch="tournaments", or "tournament" with
 // data-notices-watch-id. The socket reconnects with a growing, jittered delay (1 s to 15 s);
 // "dominologist:notices-open" is raised each time it is (re)opened and watching, so a page can
@@ -64,12 +65,13 @@ function opened() {
   emit("dominologist:notices-open", {});
 }
 
-// --- the challenge notices ------------------------------------------------------------------
+// --- notices shown as cards ------------------------------------------------------------------
+// A notice with a `card_url` is shown: the card is fetched (rendered for this reader, in the
+// page's language) and put in the notices region, replacing any card with the same
+// data-notice key. The challenge notices have a few rules of their own below.
 
-const CARD_KINDS = ["challenge", "challenge_declined", "challenge_failed"];
-
-function cardFor(challenge) {
-  return region?.querySelector(`[data-challenge="${Number(challenge)}"]`);
+function cardFor(key) {
+  return region?.querySelector(`[data-notice="${key}"]`);
 }
 
 function pageCardFor(challenge) {
@@ -84,40 +86,38 @@ function close(card, restoreFocus = true) {
 }
 
 async function show(detail) {
-  if (!region || !String(detail.kind).startsWith("challenge")) return;
-  if (detail.kind !== "challenge_accepted" && detail.kind !== "challenge" && pageCardFor(detail.challenge)) {
+  if (!region) return;
+  const kind = String(detail.kind);
+  if (kind.startsWith("challenge_") && kind !== "challenge_accepted" && pageCardFor(detail.challenge)) {
     location.reload(); // this page shows the challenge: show how it ended
     return;
   }
-  if (detail.kind === "challenge_closed") {
-    close(cardFor(detail.challenge));
+  if (kind === "challenge_closed") {
+    close(cardFor(`challenge-${Number(detail.challenge)}`));
     return;
   }
-  if (detail.kind === "challenge_accepted") {
-    // The visible page goes to the table; a page in the background says where the game is.
-    if (document.visibilityState === "visible") {
-      location.assign(detail.url);
-      return;
-    }
-  } else if (!CARD_KINDS.includes(detail.kind)) {
+  if (kind === "challenge_accepted" && document.visibilityState === "visible") {
+    location.assign(detail.url); // the visible page goes to the table; others say where it is
     return;
   }
+  if (!detail.card_url) return; // a notice for the page's own scripts
   const url = new URL(detail.card_url, location.origin);
   if (url.origin !== location.origin) return;
   url.searchParams.set("next", location.pathname + location.search);
   const response = await fetch(url, { headers: { "X-Requested-With": "fetch" } });
-  if (!response.ok) return;
+  if (response.status !== 200) return; // 204: nothing to say any more
   const holder = document.createElement("div");
   holder.innerHTML = await response.text();
   const card = holder.firstElementChild;
   if (!card) return;
-  close(cardFor(detail.challenge), false);
+  const key = card.dataset.notice;
+  if (key) close(cardFor(key), false);
   card.returnFocus = document.activeElement;
   region.append(card);
   wire(card);
   // Into the card, not onto a button: a key pressed for the game cannot answer by accident.
   card.focus();
-  document.body.dataset.noticeShown = String(detail.challenge);
+  document.body.dataset.noticeShown = key || kind;
 }
 
 function wire(card) {

@@ -330,7 +330,7 @@ def test_spanish_pages(client: Client, organizer: Any, players: list[Any]) -> No
 # --- the socket ----------------------------------------------------------------------------------
 
 
-async def socket_for(user: Any, watch: dict[str, Any]) -> WebsocketCommunicator:
+async def socket_for(user: Any, watch: dict[str, Any] | None) -> WebsocketCommunicator:
     """The site-wide notices socket, watching an event or the list (as tournament.js has it)."""
     client = Client()
     await client.aforce_login(user)
@@ -343,8 +343,9 @@ async def socket_for(user: Any, watch: dict[str, Any]) -> WebsocketCommunicator:
     connected, code = await socket.connect()
     assert connected, code
     assert (await socket.receive_json_from(timeout=10))["type"] == "hello"
-    await socket.send_json_to({"type": "watch", **watch})
-    assert (await socket.receive_json_from(timeout=10))["type"] == "watching"
+    if watch is not None:
+        await socket.send_json_to({"type": "watch", **watch})
+        assert (await socket.receive_json_from(timeout=10))["type"] == "watching"
     return socket
 
 
@@ -377,3 +378,48 @@ async def test_watching_another_event_stops_the_first(organizer: Any, players: l
     message = await socket.receive_json_from(timeout=10)
     assert message["tournament"] == second.pk  # the first event's change never came
     await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_players_hear_their_table_is_ready_on_any_page(
+    organizer: Any, players: list[Any]
+) -> None:
+    tournament = await sync_to_async(make_event)(organizer)
+    await sync_to_async(register_and_check_in)(tournament, players[:2])
+    seated = [await socket_for(player, None) for player in players[:2]]
+    onlooker = await socket_for(players[5], None)
+    tournament = await sync_to_async(start)(tournament)
+    (match,) = await sync_to_async(live_matches)(tournament)
+    table = await sync_to_async(lambda: match.table)()
+    for socket in seated:
+        notice = await socket.receive_json_from(timeout=10)
+        assert notice == {
+            "type": "notice",
+            "kind": "tournament_table_ready",
+            "tournament": tournament.pk,
+            "table": table.pk,
+            "url": f"/tables/{table.pk}/?code={table.invite_code}",
+            "card_url": f"/tournaments/{tournament.pk}/notice/",
+        }
+        await socket.disconnect()
+    await onlooker.send_json_to({"type": "ping"})
+    assert (await onlooker.receive_json_from(timeout=10))["type"] == "pong"  # nothing before it
+    await onlooker.disconnect()
+
+
+@pytest.mark.django_db
+def test_the_notice_card_is_the_players_own(
+    client: Client, organizer: Any, players: list[Any]
+) -> None:
+    tournament = make_event(organizer)
+    register_and_check_in(tournament, players[:2])
+    tournament = start(tournament)
+    (match,) = live_matches(tournament)
+    client.force_login(match.entry_a.player)
+    card = client.get(f"/tournaments/{tournament.pk}/notice/").content.decode()
+    assert "Your match table is ready" in card and 'role="alertdialog"' in card
+    assert f"/tables/{match.table_id}/?code={match.table.invite_code}" in card
+    assert 'id="go-to-table"' not in card  # the event's page may be open under the card
+    watcher = Client()
+    watcher.force_login(players[5])
+    assert watcher.get(f"/tournaments/{tournament.pk}/notice/").status_code == 204
