@@ -332,7 +332,7 @@ CELERY_BEAT_SCHEDULE = {
     # players for those who asked (pairing/services.py; a join pairs its own pool at once).
     "pairing-sweep": {
         "task": "pairing.tasks.pairing_sweep",
-        "schedule": 2.0,
+        "schedule": 1.0,
         "options": {"expires": 5},
     },
 }

@@ -2,7 +2,7 @@
 
 Pairing runs in two places (docs/pairing.md says why): right after a player joins (the join
 request pairs its own pool, so two players who press the same cell are seated at once), and in
-beat's sweep every two seconds (`pairing_sweep`), which widens ranges as waits grow, gives the
+beat's sweep every second (`pairing_sweep`), which widens ranges as waits grow, gives the
 seat of a player who was not ready in time to the next one waiting, and fills seats with house
 players for those who asked.
 
@@ -55,10 +55,10 @@ def house_fill_after_seconds() -> float:
     return _setting("PAIRING_HOUSE_FILL_SECONDS", 45)
 
 
-#: The rating range: ±100 at first, 20 more each second waited, ±500 at most (after 20 s).
+#: The rating range: ±100 at first, 50 more each second waited, ±600 at most (after 10 s).
 RANGE_START = 100
-RANGE_PER_SECOND = 20
-RANGE_MOST = 500
+RANGE_PER_SECOND = 50
+RANGE_MOST = 600
 #: Bound on the pairing rounds of one step (each round pairs from a fresh read).
 MAX_ROUNDS = 50
 
@@ -177,7 +177,7 @@ def pool_join(
                 ) from None
     try:
         pool_pair(cell=cell, now=given)
-    except Exception:  # the sweep pairs again in two seconds; the join itself stands
+    except Exception:  # the sweep pairs again within a second; the join itself stands
         log.exception("pairing: pairing %s after a join failed", cell.key)
     entry.refresh_from_db()
     return entry

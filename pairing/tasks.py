@@ -7,5 +7,5 @@ from pairing import services
 
 @shared_task(name="pairing.tasks.pairing_sweep", ignore_result=True)
 def pairing_sweep() -> int:
-    """Beat's pairing step (every 2 s): tables waiting for their players, then every pool."""
+    """Beat's pairing step (every second): tables waiting for their players, then every pool."""
     return services.pairing_sweep()

@@ -8,4 +8,5 @@ urlpatterns = [
     path("play/join/", views.join, name="join"),
     path("play/leave/", views.leave, name="leave"),
     path("play/status/", views.status, name="status"),
+    path("play/table/", views.to_table, name="to_table"),
 ]

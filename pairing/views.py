@@ -6,8 +6,10 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from pairing import selectors, services
@@ -41,11 +43,32 @@ def join(request: HttpRequest) -> HttpResponse:
     except services.PairingError as exc:
         messages.error(request, exc.message)
         return _back(request)
-    status = selectors.pool_status(request.user)
-    if status["state"] == "seated":
-        messages.success(request, _("You have a table: press Ready to start."))
-        return redirect(status["url"])
+    if selectors.pool_status(request.user)["state"] == "seated":
+        return to_table(request)
     return _back(request)
+
+
+@login_required
+def to_table(request: HttpRequest) -> HttpResponse:
+    """To the table the pool seated the player at, saying how long they have to press Ready
+    (the waiting page comes here when it learns they were seated)."""
+    status = selectors.pool_status(request.user)
+    if status["state"] != "seated":
+        return redirect("/#play-now")
+    if not status["ready"]:
+        left = max(1, round(status["confirm_by"] / 1000 - timezone.now().timestamp()))
+        messages.info(
+            request,
+            ngettext(
+                "Your table is ready: press Ready within %(seconds)d second, or your seat goes "
+                "to the next player waiting.",
+                "Your table is ready: press Ready within %(seconds)d seconds, or your seat goes "
+                "to the next player waiting.",
+                left,
+            )
+            % {"seconds": left},
+        )
+    return redirect(status["url"])
 
 
 @login_required

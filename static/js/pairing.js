@@ -6,6 +6,9 @@
   const section = document.getElementById("play-now");
   if (!section) return;
   const statusUrl = section.dataset.statusUrl;
+  // The table the pool seated this player at, by way of a page that says how long they have
+  // to press Ready.
+  const tableUrl = section.dataset.tableUrl;
   const POLL_MS = 3000;
 
   const goTo = (url) => {
@@ -16,7 +19,7 @@
 
   document.addEventListener("dominologist:notice", (event) => {
     const notice = event.detail || {};
-    if (notice.kind === "pairing_seated") goTo(notice.url);
+    if (notice.kind === "pairing_seated") goTo(tableUrl);
   });
 
   const panel = document.getElementById("pool-panel");
@@ -47,7 +50,7 @@
       if (response.ok) {
         const status = await response.json();
         if (status.state === "seated") {
-          goTo(status.url);
+          goTo(tableUrl);
           return;
         }
         if (status.state !== "waiting") {

@@ -109,16 +109,16 @@ def test_cut_throat_waits_for_three_and_partners_balances_the_sides(
 
 def test_the_range_widens_with_the_wait(alice: Any, bob: Any) -> None:
     rated(alice, 1500)
-    rated(bob, 1850)  # 350 apart: ±100 at first, ±350 after 12.5 s
+    rated(bob, 1850)  # 350 apart: ±100 at first, ±350 after 5 s
     services.pool_join(user=alice, cell=ONE_ON_ONE, now=at(0))
     services.pool_join(user=bob, cell=ONE_ON_ONE, now=at(0))
-    assert services.pool_pair(cell=ONE_ON_ONE, now=at(5)) == 0
-    assert services.pool_pair(cell=ONE_ON_ONE, now=at(12)) == 0
-    assert services.pool_pair(cell=ONE_ON_ONE, now=at(13)) == 2
+    assert services.pool_pair(cell=ONE_ON_ONE, now=at(2)) == 0
+    assert services.pool_pair(cell=ONE_ON_ONE, now=at(4.9)) == 0
+    assert services.pool_pair(cell=ONE_ON_ONE, now=at(5)) == 2
     assert table_of(alice) == table_of(bob)
     assert services.rating_range(0) == 100
-    assert services.rating_range(12.5) == 350
-    assert services.rating_range(3600) == services.RANGE_MOST
+    assert services.rating_range(5) == 350
+    assert services.rating_range(3600) == services.RANGE_MOST == 600
 
 
 def test_the_longest_wait_takes_the_nearest_rating_that_fits() -> None:
@@ -127,7 +127,7 @@ def test_the_longest_wait_takes_the_nearest_rating_that_fits() -> None:
     nearer = services.Waiting(3, 13, 1560, at(2))
     far = services.Waiting(4, 14, 1800, at(0))
     assert services.groups_find([near, far, nearer, low], 2, at(2)) == [[low, nearer]]
-    # after 15 s (±400) Far fits the one who waited longest: Low, still before Near
+    # after 15 s (±600) Far fits: Low, who waited longest, still takes the nearest first
     assert services.groups_find([near, far, nearer, low], 2, at(15)) == [
         [low, nearer],
         [far, near],

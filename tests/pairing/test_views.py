@@ -3,6 +3,7 @@ waiting panel polls; the grid and the panel on the home page and the lobby, in b
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -43,6 +44,12 @@ def test_pressing_a_cell_waits_then_the_second_player_goes_to_the_table(
     status = first.get("/play/status/").json()
     assert status["state"] == "seated" and status["url"] == f"/tables/{table.pk}/"
     assert "Your table is ready." in first.get("/lobby/").content.decode()
+    # the waiting page goes to the table by way of /play/table/, which says how long is left
+    response = first.get("/play/table/")
+    assert response["Location"] == f"/tables/{table.pk}/"
+    page = first.get(response["Location"]).content.decode()
+    assert re.search(r"Your table is ready: press Ready within \d+ seconds", page)
+    assert client_for(bob).get("/play/status/").json()["ready"] is False
 
 
 def test_leaving_and_refusals_are_explained(alice: Any) -> None:
@@ -51,6 +58,7 @@ def test_leaving_and_refusals_are_explained(alice: Any) -> None:
     response = client.post("/play/leave/", {"next": "/lobby/"}, follow=True)
     assert "You left the pool." in response.content.decode()
     assert client.get("/play/status/").json()["state"] == "idle"
+    assert client.get("/play/table/")["Location"] == "/#play-now"  # no table: back to the grid
 
     response = client.post("/play/join/", {"cell": "fives:ct4", "next": "/"}, follow=True)
     assert "Choose a game from the grid." in response.content.decode()
