@@ -105,6 +105,19 @@ def option_facts(option: dict[str, Any], next_name: str, target: int) -> list[st
     return out
 
 
+def runner_up(options: Sequence[dict[str, Any]], best: int) -> dict[str, Any] | None:
+    """The best of the other choices: another bone, or the other doubles choice (the same bone
+    on the mirror end is the same move)."""
+    chosen = options[best]["action"]
+    others = [
+        o
+        for i, o in enumerate(options)
+        if i != best
+        and (o["action"].get("bone") != chosen.get("bone") or o["action"].get("type") != "play")
+    ]
+    return max(others, key=lambda o: o["estimate"]) if others else None
+
+
 def decision_reason(decision: dict[str, Any], names: Sequence[str]) -> list[str]:
     """Why the Shark prefers its move (or agrees with yours), as sentences built from the facts:
     the points at once, the game won, numbers nobody can match, what the next player can score,
@@ -130,6 +143,15 @@ def decision_reason(decision: dict[str, Any], names: Sequence[str]) -> list[str]
         out.insert(0, gettext("You played the Shark's move."))
     else:
         best_words = action_words(best["action"])
+        if best["action"].get("type") == "play" and best["points"] < mine["points"]:
+            out.append(
+                gettext(
+                    "The Shark gives up {n} at once ({best} against your {mine}) for what comes "
+                    "after."
+                ).format(
+                    n=mine["points"] - best["points"], best=best["points"], mine=mine["points"]
+                )
+            )
         if best["action"].get("type") == "play":
             bits = []
             if best["points"]:
@@ -201,8 +223,18 @@ def decision_reason(decision: dict[str, Any], names: Sequence[str]) -> list[str]
             ).format(mine=mine["points"], best=decision["best_now"], n=decision["missed_now"])
         )
     if decision["played"] == decision["best"]:
-        others = [o for i, o in enumerate(options) if i != decision["best"]]
-        runner = max(others, key=lambda o: o["estimate"])
+        runner = runner_up(options, decision["best"])
+        if runner is None:
+            out.append(
+                ngettext(
+                    "Over {worlds} deal of the bones you could not see, the Shark expects {best} "
+                    "for your side after it (points for, less against, to the end of the hand).",
+                    "Over {worlds} deals of the bones you could not see, the Shark expects {best} "
+                    "for your side after it (points for, less against, to the end of the hand).",
+                    worlds,
+                ).format(worlds=worlds, best=points_text(best["estimate"]))
+            )
+            return out
         out.append(
             ngettext(
                 "Over {worlds} deal of the bones you could not see, the Shark expects {best} for "
@@ -253,9 +285,8 @@ def hint_words(facts: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
     reason = option_facts(best, next_name, facts["target"])
     if facts["kind"] == "doubles" and best["action"].get("choice") == "play":
         reason.append(gettext("Playing the five doubles puts +100 at stake for your side."))
-    others = [o for i, o in enumerate(facts["options"]) if i != facts["best"]]
-    if others:
-        runner = max(others, key=lambda o: o["estimate"])
+    runner = runner_up(facts["options"], facts["best"])
+    if runner is not None:
         reason.append(
             ngettext(
                 "Over {worlds} deal of the bones you cannot see, the Shark expects {best} for your "

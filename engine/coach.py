@@ -40,7 +40,7 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -59,9 +59,22 @@ from .bots import (
     read_view,
     total_after,
 )
+from .rules import TableSettings
 from .state import GameState, Phase
 
-__all__ = ["WORLDS", "Analysis", "Option", "Threat", "analyse", "board_after", "board_view_after"]
+__all__ = [
+    "WORLDS",
+    "Analysis",
+    "Option",
+    "Threat",
+    "analyse",
+    "board_after",
+    "board_view_after",
+    "greedy",
+    "outcome",
+    "play_out",
+    "sampled_positions",
+]
 
 WORLDS: Final = 200
 """Sampled deals per decision unless told otherwise."""
@@ -172,23 +185,37 @@ def _play_facts(seen: SeatView, play: Play, scorer: _Scorer, next_seat: int, voi
     )
 
 
-def _play_out(state: GameState, scorer: _Scorer, rng: random.Random, max_pip: int) -> None:
-    """Greedy play to the end of the hand. A hand washed away by a reshuffle (or a redeal for
-    want of doubles) is dealt anew at random and played: that new hand is what the choice led to."""
+def greedy(settings: TableSettings) -> Callable[[GameState], Action]:
+    """The playout policy of the Shark's estimate: the Regular's first rule for everyone (most
+    points now, then the heaviest bone), +100 for five doubles."""
+    scorer = _Scorer(settings)
+    return lambda state: _greedy(state, scorer)
+
+
+def play_out(state: GameState, policy: Callable[[GameState], Action], rng: random.Random) -> None:
+    """Play to the end of the hand, every seat by ``policy``. A hand washed away by a reshuffle
+    (or a redeal for want of doubles) is dealt anew at random and played: that new hand is what
+    the choice led to."""
     playing = Phase.PLAYING
     choosing = Phase.CHOOSING_DOUBLES
     deals_left = 4
     while True:
         phase = state.phase
         if phase is playing or phase is choosing:
-            state.apply(_greedy(state, scorer))
+            state.apply(policy(state))
         elif phase is Phase.AWAITING_DEAL and deals_left and not _counted(state):
-            order = full_set(max_pip)
+            order = full_set(state.settings.max_pip)
             rng.shuffle(order)
             state.deal(order)
             deals_left -= 1
         else:
             return
+
+
+def outcome(state: GameState, side: int, before: list[int]) -> float:
+    """What a played-out hand is worth to ``side`` (the Shark's measure): its points minus the
+    others' (on average) since ``before``, and a won or lost game on top."""
+    return _outcome(state, side, before)
 
 
 def _position_key(board: Board, action: Action, i: int) -> object:
@@ -216,6 +243,23 @@ def _counted(state: GameState) -> bool:
     return any(entry[0] == "play" for entry in state.public_history())
 
 
+def sampled_positions(seen: SeatView, rng: random.Random, count: int) -> Iterator[GameState]:
+    """``count`` whole positions the seat may be in: its view, with the bones it cannot see dealt
+    consistently with everything it has seen (:class:`engine.bots.DealSampler`)."""
+    base = _simulation_state(seen)
+    sampler = DealSampler(seen)
+    for _ in range(count):
+        hands, yard = sampler.sample(rng)
+        world = base.copy()
+        for s, hand in hands.items():
+            world.hands[s] = hand
+        world.yard = yard
+        for s in sampler.doubles_needed:
+            left = sum(1 for b in hands[s] if b.is_double)
+            world.bonus[s], world.bonus_left[s] = (100, left) if left else (0, 0)
+        yield world
+
+
 def analyse(view: Mapping[str, Any], *, seed: int, worlds: int = WORLDS) -> Analysis | None:
     """Every choice the seat to act has, scored (see the module's doc). ``None`` when the move is
     forced: one legal play, a draw or a pass."""
@@ -236,27 +280,17 @@ def analyse(view: Mapping[str, Any], *, seed: int, worlds: int = WORLDS) -> Anal
         void = _void_mask(seen, next_seat)
         options = [_play_facts(seen, p, scorer, next_seat, void) for p in plays]
     rng = random.Random(seed)
-    base = _simulation_state(seen)
-    sampler = DealSampler(seen)
     side = seen.side_of(seen.seat)
     before = seen.scores[:]
     totals = [0.0] * len(options)
-    max_pip = seen.settings.max_pip
-    for _ in range(worlds):
-        hands, yard = sampler.sample(rng)
-        world = base.copy()
-        for s, hand in hands.items():
-            world.hands[s] = hand
-        world.yard = yard
-        for s in sampler.doubles_needed:
-            left = sum(1 for b in hands[s] if b.is_double)
-            world.bonus[s], world.bonus_left[s] = (100, left) if left else (0, 0)
+    policy = greedy(seen.settings)
+    for world in sampled_positions(seen, rng, worlds):
         redeal = rng.getrandbits(32)
         for i, option in enumerate(options):
             state = world.copy()
             state.apply(option.action)
             # every choice meets the same new deal after a reshuffle
-            _play_out(state, scorer, random.Random(redeal), max_pip)
+            play_out(state, policy, random.Random(redeal))
             totals[i] += _outcome(state, side, before)
     # Mirror images (the same bone on the left or on the right of the same numbers) are one
     # position: the playouts' tie-breaks would tell them apart by noise alone.
