@@ -65,8 +65,11 @@ PICTURE = {
     "game_number",
     "game_url",
     "settlement",
+    "rating",
+    "rating_changes",
     "you",
 }
+POOLS = ("allfives-1v1", "allfives-cutthroat", "allfives-partners", "fives", "threes")
 SEAT = {"number", "player", "ready", "online", "grace_until", "left_on_purpose", "rematch"}
 PUBLIC_VIEW = {
     "v",
@@ -179,9 +182,23 @@ def check_picture(table: object) -> None:
         expect(seat["grace_until"] is None or is_epoch_ms(seat["grace_until"]), "grace_until")
         player = seat["player"]
         if player is not None:
-            check_keys(player, {"id", "name", "house"}, set(), "player")
+            check_keys(player, {"id", "name", "house"}, {"rating"}, "player")
             expect(is_int(player["id"]) and isinstance(player["name"], str), "player id, name")
             expect(player["house"] in (None, "rookie", "regular", "shark"), "player house")
+            if "rating" in player:
+                check_keys(player["rating"], {"rating", "provisional"}, set(), "player rating")
+                expect(is_int(player["rating"]["rating"]), "a rating is a whole number")
+                expect(type(player["rating"]["provisional"]) is bool, "provisional")
+    check_keys(table["rating"], {"pool", "rated"}, set(), "rating")
+    expect(table["rating"]["pool"] in POOLS and type(table["rating"]["rated"]) is bool, "pool")
+    changes = table["rating_changes"]
+    if changes is not None:
+        check_keys(changes, {"pool", "rated", "why_not", "seats"}, set(), "rating_changes")
+        expect(changes["why_not"] in ("", "casual", "house", "farming", "no_result"), "why_not")
+        for change in changes["seats"]:
+            if change is not None:
+                check_keys(change, {"before", "after", "delta", "provisional"}, set(), "change")
+                expect(change["delta"] == change["after"] - change["before"], "delta")
 
 
 def check_view(game: object, seat: int | None) -> None:

@@ -101,6 +101,7 @@ def pages(alice: Any, bob: Any, warden: Any) -> dict[str, tuple[Any, str]]:
         "profile edit": (alice, reverse("accounts:profile_edit")),
         "locker": (alice, reverse("ledger:locker")),
         "commissary": (alice, reverse("ledger:commissary")),
+        "leaderboard": (alice, reverse("ratings:pool", args=["fives"])),
         "tournaments": (alice, reverse("tournaments:list")),
         "tournament": (alice, reverse("tournaments:detail", args=[event.pk])),
         "tournament form": (warden, reverse("tournaments:new")),

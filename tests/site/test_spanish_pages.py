@@ -242,6 +242,7 @@ def test_every_main_page_is_spanish(client: Client, alice: User, world: dict[str
         "my profile": reverse("accounts:profile", args=[alice.pk]),
         "house player's profile": reverse("accounts:profile", args=[world["bot"].pk]),
         "profile edit": reverse("accounts:profile_edit"),
+        "leaderboard": reverse("ratings:pool", args=["fives"]),
         "tournaments": reverse("tournaments:list"),
         "tournament": reverse("tournaments:detail", args=[world["event"].pk]),
         "locker": reverse("ledger:locker"),
