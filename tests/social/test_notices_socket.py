@@ -141,3 +141,15 @@ def test_online_means_seen_in_the_last_slots() -> None:
     assert presence.online_user_ids(now=last + 1) == set()
     presence.mark_online(6, now=start + presence.SLOT_SECONDS)
     assert presence.online_user_ids(now=start + presence.SLOT_SECONDS) == {5, 6}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_pings_keep_a_player_online(alice: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    socket = await socket_for(alice)
+    real = presence.current_slot
+    # Ten slots later (five minutes): the mark made at connect is too old to count...
+    monkeypatch.setattr(presence, "current_slot", lambda now=None: real(now) + 10)
+    assert alice.pk not in presence.online_user_ids()
+    await pong(socket)  # ...until the page's next ping marks the player again
+    assert alice.pk in presence.online_user_ids()
+    await socket.disconnect()
