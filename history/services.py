@@ -1,8 +1,10 @@
 """Writes for game history: revealing the seeds of hands that are over, archiving finished games.
 
-`hands_reveal` runs inside the transaction that ends a hand (a deal of the next one, or the end
-of the game); `game_archive` inside the one that ends the game. Both are idempotent, so the
-sweep (`games_archive_pending`, a beat job) can catch up on any game another path finished.
+The hands before the one just dealt are marked revealed by tables itself (it owns `Hand`);
+`game_archive` runs inside the transaction that ends the game, as history's subscriber to
+`tables.events.game_finished` (history/receivers.py), and marks every hand revealed. It is
+idempotent, so the sweep (`games_archive_pending`, a beat job) can catch up on any game another
+path finished.
 """
 
 from __future__ import annotations
@@ -12,21 +14,12 @@ from typing import Any
 
 from django.db import transaction
 
-from engine import GameState, TableSettings
+from engine import TableSettings
 from history.models import PlayerGame
 from history.selectors import game_replay
 from tables.models import Game, Hand
 
 log = logging.getLogger(__name__)
-
-
-def hands_reveal(*, game: Game, state: GameState) -> int:
-    """Mark revealed every dealt hand of `game` that is over: all of them once the game is over,
-    else those before the hand in play. Returns how many were marked now."""
-    hands = Hand.objects.filter(game=game, revealed=False, dealt_at__isnull=False)
-    if not state.is_over:
-        hands = hands.filter(number__lt=state.deal_number)
-    return hands.update(revealed=True)
 
 
 def game_archive(*, game: Game) -> list[PlayerGame]:
