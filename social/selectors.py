@@ -11,7 +11,7 @@ from django.utils import timezone
 from accounts.models import AgeStatus, User
 from social import presence
 from social.models import Challenge, Follow
-from social.services import challenges_expire
+from social.services import challenges_expire, preference_refusals
 
 #: The most players the online list shows (friends first); the page says how many more.
 ONLINE_SHOWN = 200
@@ -21,6 +21,8 @@ ONLINE_SHOWN = 200
 class OnlinePlayer:
     user: User
     friend: bool
+    #: Why they would refuse the viewer's challenge (their preference), or "".
+    refusal: str = ""
 
 
 def following_ids(user: User) -> set[int]:
@@ -37,20 +39,26 @@ def online_players(viewer: User) -> tuple[list[OnlinePlayer], int]:
         .order_by("display_name")
     )
     friends = following_ids(viewer)
-    rows = [OnlinePlayer(user=u, friend=u.pk in friends) for u in users]
+    refusals = preference_refusals(viewer, users)
+    rows = [
+        OnlinePlayer(user=u, friend=u.pk in friends, refusal=refusals.get(u.pk, "")) for u in users
+    ]
     rows.sort(key=lambda row: not row.friend)  # stable: by name within each group
     return rows[:ONLINE_SHOWN], max(0, len(rows) - ONLINE_SHOWN)
 
 
-def friends_of(user: User) -> list[tuple[User, bool]]:
-    """The players `user` follows, by name, each with whether they are online now."""
+def friends_of(user: User) -> list[tuple[User, bool, str]]:
+    """The players `user` follows, by name, each with whether they are online now and why they
+    would refuse `user`'s challenge ("" if they would not)."""
     online = presence.online_user_ids()
     follows = (
         Follow.objects.filter(follower=user)
         .select_related("followed")
         .order_by("followed__display_name")
     )
-    return [(f.followed, f.followed_id in online) for f in follows]
+    players = [f.followed for f in follows]
+    refusals = preference_refusals(user, players)
+    return [(p, p.pk in online, refusals.get(p.pk, "")) for p in players]
 
 
 def follower_count(user: User) -> int:

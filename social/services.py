@@ -13,6 +13,7 @@ pending past their time are marked expired when a list of challenges is read
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -108,15 +109,47 @@ def challenge_refusal(challenger: User, challenged: User) -> SocialError | None:
     name = challenged.display_name
     if refusal_reason(challenged) is not None:  # never say why: that is theirs
         return SocialError("unavailable", _("%(name)s can't play at the moment.") % {"name": name})
-    preference = challenges_from(challenged)
+    return _preference_refusal(
+        name, challenges_from(challenged), lambda: is_following(challenged.pk, challenger.pk)
+    )
+
+
+def _preference_refusal(
+    name: str, preference: str, follows_challenger: Callable[[], bool]
+) -> SocialError | None:
     if preference == ChallengesFrom.NOBODY:
         return SocialError("refuses_all", _("%(name)s doesn't take challenges.") % {"name": name})
-    if preference == ChallengesFrom.FRIENDS and not is_following(challenged.pk, challenger.pk):
+    if preference == ChallengesFrom.FRIENDS and not follows_challenger():
         return SocialError(
             "refuses_strangers",
             _("%(name)s takes challenges only from players they follow.") % {"name": name},
         )
     return None
+
+
+def preference_refusals(challenger: User, players: list[User]) -> dict[int, str]:
+    """For a list of players (online now): the words of each one's refusal of challenges from
+    `challenger` by their preference, in two queries; players who would take one are absent.
+    (The rest of `challenge_refusal` is for the form: a list shows only people who may play.)"""
+    ids = [p.pk for p in players]
+    preferences = dict(
+        SocialSettings.objects.filter(user_id__in=ids).values_list("user_id", "challenges_from")
+    )
+    fans = set(
+        Follow.objects.filter(follower_id__in=ids, followed=challenger).values_list(
+            "follower_id", flat=True
+        )
+    )
+    refusals = {}
+    for player in players:
+        refusal = _preference_refusal(
+            player.display_name,
+            preferences.get(player.pk, ChallengesFrom.EVERYONE),
+            lambda player=player: player.pk in fans,
+        )
+        if refusal is not None:
+            refusals[player.pk] = refusal.message
+    return refusals
 
 
 def _stake_of(challenge: Challenge) -> StakeSpec | None:

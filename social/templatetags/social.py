@@ -10,7 +10,7 @@ from django import template
 from social import presence
 from social.models import Challenge
 from social.selectors import is_pending
-from social.services import is_following
+from social.services import challenge_refusal, is_following
 from social.terms import challenge_terms
 
 register = template.Library()
@@ -23,6 +23,7 @@ def profile_social(context: dict[str, Any], player: Any) -> dict[str, Any]:
     known = viewer is not None and viewer.is_authenticated
     mine = known and viewer.pk == player.pk
     show = known and not mine and not player.is_house_player
+    refusal = challenge_refusal(viewer, player) if show else None
     return {
         "request": context.get("request"),
         "csrf_token": context.get("csrf_token"),
@@ -32,6 +33,7 @@ def profile_social(context: dict[str, Any], player: Any) -> dict[str, Any]:
             "mine": mine,
             "following": show and is_following(viewer.pk, player.pk),
             "online": show and presence.is_online(player.pk),
+            "refusal": refusal.message if refusal is not None else "",
         },
     }
 

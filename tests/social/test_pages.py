@@ -44,6 +44,20 @@ def test_online_now_lists_friends_first_and_not_me(alice: Any, bob: Any, make_us
     assert "3 players online now, besides you" in shown
     assert reverse("social:challenge_new", args=[dave.pk]) in shown
     assert eve.display_name not in shown
+    # Whoever would refuse Alice's challenge says so instead of offering the button.
+    services.challenges_from_set(user=carol, value=ChallengesFrom.NOBODY)
+    services.challenges_from_set(user=bob, value=ChallengesFrom.FRIENDS)
+    shown = text(logged_in(alice).get(reverse("social:online")))
+    assert "Carol doesn't take challenges." in shown
+    assert "Bob takes challenges only from players they follow." in shown
+    assert reverse("social:challenge_new", args=[bob.pk]) not in shown
+    assert reverse("social:challenge_new", args=[dave.pk]) in shown
+    services.follow(follower=bob, followed=alice)  # Bob follows Alice: she may challenge him
+    shown = text(logged_in(alice).get(reverse("social:online")))
+    assert reverse("social:challenge_new", args=[bob.pk]) in shown
+    profile = text(logged_in(alice).get(reverse("accounts:profile", args=[carol.pk])))
+    assert "Carol doesn't take challenges." in profile
+    assert reverse("social:challenge_new", args=[carol.pk]) not in profile
 
 
 @pytest.mark.django_db
