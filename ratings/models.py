@@ -30,6 +30,8 @@ class Rating(models.Model):
     last_game_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("rating")
+        verbose_name_plural = _("ratings")
         constraints = [
             models.UniqueConstraint(fields=["user", "pool"], name="one_rating_per_pool"),
         ]
@@ -61,6 +63,10 @@ class RatedGame(models.Model):
     why_not = models.CharField(max_length=12, choices=WhyNot.choices, blank=True, default="")
     at = models.DateTimeField()
 
+    class Meta:
+        verbose_name = _("rated game")
+        verbose_name_plural = _("rated games")
+
     def __str__(self) -> str:
         return f"game {self.game_id}: {'rated' if self.rated else self.why_not}"
 
@@ -82,6 +88,8 @@ class RatingChange(models.Model):
     at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("rating change")
+        verbose_name_plural = _("rating changes")
         ordering = ["at", "pk"]
         constraints = [
             models.UniqueConstraint(fields=["rated_game", "user"], name="one_change_per_player"),
@@ -115,6 +123,8 @@ class RatedPair(models.Model):
     at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("rated pair")
+        verbose_name_plural = _("rated pairs")
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(low__lt=models.F("high")), name="pair_ordered"
