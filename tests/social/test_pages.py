@@ -145,6 +145,13 @@ def test_the_card_and_answers_by_script_and_by_form(alice: Any, bob: Any, make_u
     again = bobs.post(reverse("social:challenge_accept", args=[challenge.pk]))
     assert again.status_code == 302
     page = text(bobs.get(again["Location"]))
+    declined = services.challenge_send(
+        challenger=alice, challenged=bob, mode="citizen", options={"players": 2}
+    )
+    services.challenge_decline(challenge_id=declined.pk, user=bob)
+    told = text(logged_in(alice).get(reverse("social:challenge_card", args=[declined.pk])))
+    assert "Bob declined your challenge" in told
+    assert reverse("social:challenge_new", args=[bob.pk]) in told  # "Challenge again"
     assert "This challenge was already accepted." in page
 
 
