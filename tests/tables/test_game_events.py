@@ -180,3 +180,15 @@ def test_tables_imports_only_the_stake_from_the_ledger() -> None:
 def test_the_reacting_apps_subscribe_from_their_appconfig() -> None:
     for app in ("ledger", "history", "gym", "ratings"):
         assert "receivers.subscribe()" in (ROOT / app / "apps.py").read_text()
+
+
+@pytest.mark.django_db
+def test_a_voided_game_is_never_rated(pair: list[User], warden: User) -> None:
+    table = start_table(pair, mode="fives", limit=50)
+    play(table, pair, seed=3, stop=lambda state: state.deal_number >= 1 and bool(state.history))
+    game = live_game(table)
+    assert game.status == Game.Status.PLAYING
+    services.game_void(game_id=game.pk, by=warden, reason="Cheating suspected")
+    game.refresh_from_db()
+    assert game.status == Game.Status.ABORTED
+    assert not RatedGame.objects.exists() and not RatingChange.objects.exists()
