@@ -13,7 +13,8 @@ Each player is a client that does what a browser does: it opens `/ws/notices/` (
 loads the home page (the grid, and the CSRF cookie), and at its moment (uniform over `--seconds`,
 seeded) presses its cell: `POST /play/join/`. It is seated when the response takes it to its table
 (someone who fit was waiting: the join paired it) or when the `pairing_seated` notice arrives (a
-later join or the sweep paired it). One sample: from sending the POST to that moment. The server's
+later join or the sweep paired it), or gives up 90 s after joining (left over: a pool whose size
+is not a multiple of its tables). One sample: from sending the POST to that moment. The server's
 own figure, from `PoolEntry.joined_at` to `seated_at`, is reported beside it. Nobody presses
 Ready: unconfirmed tables are called off after 30 s, which the measurement never waits for.
 
@@ -71,6 +72,7 @@ def setup_role(spec_path: str, out_path: str) -> None:
     _django()
     from django.conf import settings
 
+    from ledger.services import signup_grant
     from pairing.cells import cell_parse
     from ratings.models import Rating
     from ratings.pools import pool_for
@@ -88,6 +90,8 @@ def setup_role(spec_path: str, out_path: str) -> None:
         ratings.append(Rating(user=user, pool=pool, rating=rating, deviation=80, games=30))
         players.append({"user": user.pk, "session": session, "cell": cell})
     Rating.objects.bulk_create(ratings)
+    for user in users:  # made in bulk, so without the sign-up grant a stake needs
+        signup_grant(user=user)
     out = {"cookie": settings.SESSION_COOKIE_NAME, "players": players}
     Path(out_path).write_text(json.dumps(out))
 
@@ -142,6 +146,7 @@ def _csrf(jar: CookieJar) -> str:
 
 
 async def player(
+    opening: asyncio.Semaphore,
     base: str,
     port: int,
     cookie_name: str,
@@ -151,15 +156,24 @@ async def player(
     timeout: float,
 ) -> dict[str, Any]:
     from websockets.asyncio.client import connect
+    from websockets.exceptions import InvalidMessage
 
     opener, jar = _opener(port, cookie_name, spec["session"])
-    socket = await connect(
-        f"ws://127.0.0.1:{port}/ws/notices/",
-        origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
-        additional_headers=[("Cookie", f"{cookie_name}={spec['session']}")],
-        open_timeout=60,
-        ping_interval=None,
-    )
+    async with opening:  # a few handshakes at a time: a burst of 100 lost some on a busy machine
+        for attempt in range(5):
+            try:
+                socket = await connect(
+                    f"ws://127.0.0.1:{port}/ws/notices/",
+                    origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
+                    additional_headers=[("Cookie", f"{cookie_name}={spec['session']}")],
+                    open_timeout=60,
+                    ping_interval=None,
+                )
+                break
+            except (OSError, TimeoutError, InvalidMessage):
+                if attempt == 4:
+                    raise
+                await asyncio.sleep(0.5 * (attempt + 1))
     hello = json.loads(await socket.recv())
     assert hello["type"] == "hello", hello
     await asyncio.to_thread(lambda: opener.open(base + "/", timeout=60).read())
@@ -187,6 +201,13 @@ async def player(
     landed = await asyncio.to_thread(join)
     if "/tables/" in landed and not seated.done():
         seated.set_result(("response", time.monotonic()))
+
+    def state() -> str:
+        with opener.open(base + "/play/status/", timeout=60) as response:
+            return str(json.loads(response.read())["state"])
+
+    if not seated.done() and await asyncio.to_thread(state) == "idle":
+        seated.set_result(("refused", None))  # the join was refused (the page says why)
     try:
         how, when = await asyncio.wait_for(seated, timeout)
     except TimeoutError:
@@ -209,11 +230,12 @@ async def run_players(
     rng = random.Random(seed)
     moments = sorted(rng.uniform(0, seconds) for _ in players)
     rng.shuffle(players)
-    t0 = time.monotonic() + 15  # time to open every socket and load every page first
+    t0 = time.monotonic() + 20  # time to open every socket and load every page first
     base = f"http://127.0.0.1:{port}"
+    opening = asyncio.Semaphore(10)
     return await asyncio.gather(
         *(
-            player(base, port, cookie, spec, at, t0, timeout=seconds + 120)
+            player(opening, base, port, cookie, spec, at, t0, timeout=90)
             for spec, at in zip(players, moments, strict=True)
         )
     )
@@ -332,7 +354,7 @@ def main() -> None:
         "never_seated": [r["user"] for r in results if r["wait_s"] is None],
         "seated_by": {
             how: sum(1 for r in results if r["how"] == how)
-            for how in ("response", "notice", "never")
+            for how in ("response", "notice", "refused", "never")
         },
         "join_to_seated": client,
         "server_joined_to_seated": summary(server_waits),
