@@ -79,3 +79,31 @@ def _play(url: str, phone: Any, new_page: Any, alice: Any, bob: Any) -> None:
     for page in (first, second):
         page.wait_for_function(f"window.dominologistTable.state.game.version > {version}")
     assert GameAction.objects.filter(game__table__pairing_match__isnull=False, by_server=False)
+
+
+def test_the_waiting_panel_in_spanish_on_a_phone(
+    live_server_url: str, browser: Any, alice: Any
+) -> None:
+    from pairing import services
+
+    alice.language = "es"
+    alice.save(update_fields=["language"])
+    services.pool_join(user=alice, cell="citizen:partners:10")
+    context = browser.new_context(viewport={"width": 360, "height": 740}, locale="es-ES")
+    context.set_default_timeout(30_000)
+    try:
+        page = context.new_page()
+        log_in(page, live_server_url, alice)
+        page.goto(live_server_url + "/lobby/")
+        page.wait_for_function(
+            "() => document.getElementById('play-now').dataset.pairingReady === 'true'"
+        )
+        panel = page.locator("#pool-panel").inner_text()
+        assert "Buscando jugadores: Ciudadano, Parejas, 2 contra 2, por $10" in panel
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        screenshot(page, "pairing-waiting-phone-es")
+        page.get_by_role("button", name="Salir de la cola").click()
+        page.wait_for_function("() => document.getElementById('pool-panel') === null")
+        assert "Saliste de la cola." in page.locator(".messages").inner_text()
+    finally:
+        context.close()
