@@ -178,6 +178,8 @@ def judge(view: dict[str, Any], played: Action, analysis: Analysis) -> dict[str,
     best = analysis.best
     mine = analysis.index_of(played)
     options = analysis.options
+    if options[mine].estimate >= options[best].estimate:
+        best = mine  # a tie (a mirror image of the Shark's move, say): the move played is best
     cost = max(0.0, options[best].estimate - options[mine].estimate)
     best_now = max(o.points for o in options)
     worst = min(o.estimate for o in options)

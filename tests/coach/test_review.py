@@ -73,6 +73,14 @@ def test_every_choice_is_reviewed_and_points_missed_are_exact(
         shown = {(d["hand"], d["step"]): d for d in payload["decisions"]}
         for version, (state, action, plays) in choices.items():
             d = decisions[version]
+            # The cost is the best estimate less the played move's; a tie is the Shark's move.
+            estimates = [o["estimate"] for o in d["options"]]
+            assert abs(d["cost"] - (max(estimates) - estimates[d["played"]])) < 0.011
+            if estimates[d["played"]] == max(estimates):
+                assert d["best"] == d["played"] and d["mark"] == "best"
+            assert d["mark"] == (
+                "best" if d["best"] == d["played"] else services.mark_for(d["cost"])
+            )
             if not plays:
                 assert d["kind"] == "doubles"
                 continue
