@@ -334,3 +334,47 @@ def test_a_table_with_a_free_seat_is_filled_from_the_pool_before_a_new_one_opens
     services.pool_join(user=d, cell=ct3)
     assert seated_ids(table) == [a.pk, d.pk, c.pk]
     assert Table.objects.count() == 1
+
+
+def test_an_empty_seat_of_players_who_asked_is_filled_with_a_house_player(
+    make_user: Callable[..., Any],
+) -> None:
+    ct3 = Cell("citizen", "ct3", 0)
+    a, b, c = (make_user(n) for n in ("Ann", "Ben", "Cid"))
+    for person in (a, b, c):
+        services.pool_join(user=person, cell=ct3, house_fill=True, now=at(0))
+    table = table_of(a)
+    for person in (a, c):
+        tables.seat_ready(table_id=table.pk, user=person, ready=True)
+    tables.seat_leave(table_id=table.pk, user=b)
+    services.pairing_sweep(now=at(20))
+    assert seated_ids(table)[1] is None  # nobody waiting, and not yet 45 s
+    services.pairing_sweep(now=at(46))
+    table.refresh_from_db()
+    bot = table.seats.select_related("user").get(number=1).user
+    assert bot.house_level
+    assert table.status == Table.Status.PLAYING and table.rated is False
+    assert table.pairing_match.house_filled
+
+
+def test_seated_players_are_told_on_the_notices_socket(
+    alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from social import notices
+
+    sent: list[tuple[int, str, dict[str, Any]]] = []
+    monkeypatch.setattr(notices, "notify_users", lambda batch: sent.extend(batch))
+    services.pool_join(user=alice, cell=ONE_ON_ONE)
+    assert sent == []
+    services.pool_join(user=bob, cell=ONE_ON_ONE)
+    table = table_of(alice)
+    assert [(uid, kind) for uid, kind, _data in sent] == [
+        (alice.pk, "pairing_seated"),
+        (bob.pk, "pairing_seated"),
+    ]
+    assert sent[0][2]["url"] == f"/tables/{table.pk}/" and sent[0][2]["table"] == table.pk
+    sent.clear()
+    services.pairing_sweep(now=table.pairing_match.confirm_by + dt.timedelta(seconds=1))
+    assert sorted(uid for uid, kind, _d in sent if kind == "pairing_dropped") == sorted(
+        [alice.pk, bob.pk]
+    )
