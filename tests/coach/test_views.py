@@ -291,3 +291,19 @@ def test_no_hint_at_a_tournament_table(
     response = client_for(alice).post(f"/tables/{table.pk}/hint/", **JSON)
     assert response.status_code == 403 and response.json()["code"] == "not_practice"
     assert "coach-hint" not in client_for(alice).get(f"/tables/{table.pk}/").content.decode()
+
+
+@pytest.mark.django_db
+def test_staff_see_reviews_and_hints_read_only(
+    alice: Any, warden: Any, finished: Game, eager: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        client_for(alice).post(f"/games/{finished.pk}/review/", **JSON)
+    staff = client_for(warden)
+    listing = staff.get("/admin/coach/review/")
+    assert listing.status_code == 200 and "Alice" in listing.content.decode()
+    review = Review.objects.get()
+    page = staff.get(f"/admin/coach/review/{review.pk}/change/").content.decode()
+    assert 'name="_save"' not in page  # read-only: the coach writes reviews
+    assert staff.get("/admin/coach/review/add/").status_code == 403
+    assert staff.get("/admin/coach/hint/").status_code == 200
