@@ -65,6 +65,11 @@ class PoolEntry(models.Model):
     rating = models.IntegerField(help_text=_("The player's rating in the pool when they joined."))
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
     joined_at = models.DateTimeField()
+    seen_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text=_("Last time the player's page asked how the wait goes: closed pages leave."),
+    )
     seated_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
     match = models.ForeignKey(

@@ -8,6 +8,7 @@ from typing import Any
 from django.db.models import Count
 from django.utils import timezone
 
+from pairing import services
 from pairing.cells import (
     MODES,
     SHAPE_NAMES,
@@ -44,7 +45,8 @@ def pool_sizes() -> dict[str, int]:
 def pool_status(user: Any, now: datetime | None = None) -> dict[str, Any]:
     """Where `user` stands: `waiting` in a pool (its size, their wait, their rating range),
     `seated` at a table the pool made that waits for them to be ready, `dropped` (not ready in
-    time) or `idle`. What the waiting panel shows and polls."""
+    time) or `idle`. What the waiting panel shows and polls: asking also tells the pool that the
+    player's page is open (`services.pool_seen`)."""
     now = now or timezone.now()
     status: dict[str, Any] = {"state": "idle", "server_time": _ms(now)}
     match = (
@@ -70,6 +72,7 @@ def pool_status(user: Any, now: datetime | None = None) -> dict[str, Any]:
     except CellError:
         return status
     if entry.status == Status.WAITING:
+        services.pool_seen(entry_pk=entry.pk, now=now)
         waited = (now - entry.joined_at).total_seconds()
         status.update(
             state="waiting",

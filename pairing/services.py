@@ -50,6 +50,12 @@ def confirm_seconds() -> float:
     return _setting("PAIRING_CONFIRM_SECONDS", 30)
 
 
+def stale_seconds() -> float:
+    """A waiting player whose page has not asked how the wait goes for this long (it polls
+    every 3 s) has closed it, and leaves the pool rather than be seated and keep others waiting."""
+    return _setting("PAIRING_STALE_SECONDS", 45)
+
+
 def house_fill_after_seconds() -> float:
     """How long a player who allows house players waits before they take the empty seats."""
     return _setting("PAIRING_HOUSE_FILL_SECONDS", 45)
@@ -168,6 +174,7 @@ def pool_join(
                     house_fill=house_fill and cell.stake == 0,
                     rating=rating,
                     joined_at=now,
+                    seen_at=now,
                 )
             break
         except IntegrityError:  # the same player joining twice at once: the last one counts
@@ -181,6 +188,22 @@ def pool_join(
         log.exception("pairing: pairing %s after a join failed", cell.key)
     entry.refresh_from_db()
     return entry
+
+
+def pool_seen(*, entry_pk: int, now: datetime) -> None:
+    """The waiting player's page is open (it asked how the wait goes): written at most every
+    10 s, so a poll every 3 s costs a write now and then."""
+    PoolEntry.objects.filter(
+        pk=entry_pk, status=Status.WAITING, seen_at__lt=now - timedelta(seconds=10)
+    ).update(seen_at=now)
+
+
+def pool_prune(*, now: datetime) -> int:
+    """Players whose page has been closed for a while leave their pool (compare-and-set on the
+    waiting rows, like every other step). Returns how many left."""
+    return PoolEntry.objects.filter(
+        status=Status.WAITING, seen_at__lt=now - timedelta(seconds=stale_seconds())
+    ).update(status=Status.LEFT, ended_at=now)
 
 
 def pool_leave(*, user: Any, now: datetime | None = None) -> bool:
@@ -575,9 +598,11 @@ def _match_check(match: Match, now: datetime) -> None:
 
 
 def pairing_sweep(*, now: datetime | None = None) -> int:
-    """Beat's pairing step: check the tables waiting for their players, then pair every pool
-    with someone waiting (ranges have widened since the last look). Returns players seated."""
+    """Beat's pairing step: players whose page was closed leave their pool; the tables waiting
+    for their players are checked; then every pool with someone waiting is paired (ranges have
+    widened since the last look). Returns players seated."""
     now = now or timezone.now()
+    pool_prune(now=now)
     for match in Match.objects.filter(status=Match.Status.CONFIRMING).select_related("table"):
         try:
             _match_check(match, now)

@@ -24,4 +24,5 @@ def play_now(context: template.Context) -> dict[str, Any]:
         "csrf_token": context.get("csrf_token"),
         "confirm_seconds": round(services.confirm_seconds()),
         "house_fill_seconds": round(services.house_fill_after_seconds()),
+        "stale_seconds": round(services.stale_seconds()),
     }

@@ -378,3 +378,15 @@ def test_seated_players_are_told_on_the_notices_socket(
     assert sorted(uid for uid, kind, _d in sent if kind == "pairing_dropped") == sorted(
         [alice.pk, bob.pk]
     )
+
+
+def test_a_player_whose_page_was_closed_leaves_the_pool(alice: Any, bob: Any) -> None:
+    services.pool_join(user=alice, cell=ONE_ON_ONE, now=at(0))
+    assert pool_status(alice, now=at(30))["state"] == "waiting"  # the page asked: it is open
+    services.pairing_sweep(now=at(70))
+    assert waiting() == [alice.pk]
+    services.pairing_sweep(now=at(76))  # nothing heard for more than 45 s
+    assert waiting() == []
+    assert PoolEntry.objects.get(user=alice).status == "left"
+    services.pool_join(user=bob, cell=ONE_ON_ONE)
+    assert waiting() == [bob.pk]  # nobody is seated with a closed page

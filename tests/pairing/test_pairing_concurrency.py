@@ -66,6 +66,7 @@ def test_200_players_joining_from_threads_with_two_sweeps_are_each_seated_once(
     key: str, settings: Any
 ) -> None:
     settings.PAIRING_CONFIRM_SECONDS = 3600  # nobody presses Ready here: no seat is given away
+    settings.PAIRING_STALE_SECONDS = 3600  # and no page asks how the wait goes
     cell = cell_parse(key)
     users = _players(PLAYERS, pool_for(cell.settings()).value)
     errors: list[BaseException] = []
