@@ -39,6 +39,8 @@ class Match(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name = _("table made by a pool")
+        verbose_name_plural = _("tables made by pools")
         indexes = [models.Index(fields=["status", "cell"])]
 
     def __str__(self) -> str:

@@ -92,3 +92,16 @@ def test_the_grid_in_spanish(alice: Any) -> None:
     client.post("/play/join/", {"cell": "threes:1v1", "stake": "0", "next": "/"})
     page = client.get("/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
     assert "Buscando jugadores: Treses, uno contra uno, sin apuesta" in page
+
+
+def test_staff_see_the_pools_in_admin_read_only(warden: Any, alice: Any, bob: Any) -> None:
+    from pairing import services
+
+    services.pool_join(user=alice, cell="citizen:1v1:0")
+    services.pool_join(user=bob, cell="citizen:1v1:0")
+    client = client_for(warden)
+    for name in ("poolentry", "match"):
+        page = client.get(f"/admin/pairing/{name}/")
+        assert page.status_code == 200
+        assert "citizen:1v1:0" in page.content.decode()
+    assert client.get("/admin/pairing/poolentry/add/").status_code == 403
