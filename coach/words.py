@@ -118,6 +118,40 @@ def runner_up(options: Sequence[dict[str, Any]], best: int) -> dict[str, Any] | 
     return max(others, key=lambda o: o["estimate"]) if others else None
 
 
+def _percent(share: float) -> str:
+    return f"{100 * share:.0f}"
+
+
+def outcome_words(best: dict[str, Any], mine: dict[str, Any]) -> list[str]:
+    """What the two moves lead to on average, split: points for and against to the end of the
+    hand, and the game won or lost where that differs (it counts 200 in the estimate)."""
+    out = [
+        gettext(
+            "On average to the end of the hand, after the Shark's move your side scores "
+            "{gained} and the others {conceded}; after yours, {mine_gained} and {mine_conceded}."
+        ).format(
+            gained=f"{best['gained']:.1f}",
+            conceded=f"{best['conceded']:.1f}",
+            mine_gained=f"{mine['gained']:.1f}",
+            mine_conceded=f"{mine['conceded']:.1f}",
+        )
+    ]
+    if abs(best["won"] - mine["won"]) >= 0.05 or abs(best["lost"] - mine["lost"]) >= 0.05:
+        out.append(
+            gettext(
+                "Your side wins the game in {won} deals out of 100 after the Shark's move and in "
+                "{mine_won} after yours, and loses it in {lost} and {mine_lost} (a game counts 200 "
+                "in the estimate)."
+            ).format(
+                won=_percent(best["won"]),
+                mine_won=_percent(mine["won"]),
+                lost=_percent(best["lost"]),
+                mine_lost=_percent(mine["lost"]),
+            )
+        )
+    return out
+
+
 def decision_reason(decision: dict[str, Any], names: Sequence[str]) -> list[str]:
     """Why the Shark prefers its move (or agrees with yours), as sentences built from the facts:
     the points at once, the game won, numbers nobody can match, what the next player can score,
@@ -215,6 +249,8 @@ def decision_reason(decision: dict[str, Any], names: Sequence[str]) -> list[str]
                     name=next_name,
                 )
             )
+    if decision["played"] != decision["best"] and "gained" in best:
+        out.extend(outcome_words(best, mine))
     if decision["missed_now"] > 0:
         # exact, and always said, even when the Shark too gives the points up for what follows
         out.append(

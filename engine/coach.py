@@ -108,6 +108,14 @@ class Option:
     threat: Threat | None = None
     keeps: int = 0
     """The seat's own bones (after this one) that fit an open end after it."""
+    gained: float = 0.0
+    """Of the estimate: the side's mean points to the end of the hand."""
+    conceded: float = 0.0
+    """Of the estimate: the others' mean points (averaged over the other sides)."""
+    won: float = 0.0
+    """The share of the sampled deals in which the side won the game in the playout."""
+    lost: float = 0.0
+    """The share in which another side won it."""
 
 
 @dataclass(slots=True)
@@ -282,7 +290,9 @@ def analyse(view: Mapping[str, Any], *, seed: int, worlds: int = WORLDS) -> Anal
     rng = random.Random(seed)
     side = seen.side_of(seen.seat)
     before = seen.scores[:]
-    totals = [0.0] * len(options)
+    sides = seen.settings.sides
+    # per choice: the value, the side's points, the others' (on average), games won, games lost
+    sums = [[0.0] * 5 for _ in options]
     policy = greedy(seen.settings)
     for world in sampled_positions(seen, rng, worlds):
         redeal = rng.getrandbits(32)
@@ -291,16 +301,27 @@ def analyse(view: Mapping[str, Any], *, seed: int, worlds: int = WORLDS) -> Anal
             state.apply(option.action)
             # every choice meets the same new deal after a reshuffle
             play_out(state, policy, random.Random(redeal))
-            totals[i] += _outcome(state, side, before)
+            row = sums[i]
+            row[0] += _outcome(state, side, before)
+            scores = state.scores
+            row[1] += scores[side] - before[side]
+            row[2] += sum(scores[s] - before[s] for s in range(sides) if s != side) / (sides - 1)
+            result = state.result
+            if result is not None:
+                row[3 if result.winner == side else 4] += 1
     # Mirror images (the same bone on the left or on the right of the same numbers) are one
     # position: the playouts' tie-breaks would tell them apart by noise alone.
     groups: dict[object, list[int]] = {}
     for i, option in enumerate(options):
         groups.setdefault(_position_key(seen.board, option.action, i), []).append(i)
     for members in groups.values():
-        mean = sum(totals[i] for i in members) / (worlds * len(members))
+        n = worlds * len(members)
+        value, gained, conceded, won, lost = (
+            sum(sums[i][k] for i in members) / n for k in range(5)
+        )
         for i in members:
-            options[i].estimate = mean
+            o = options[i]
+            o.estimate, o.gained, o.conceded, o.won, o.lost = value, gained, conceded, won, lost
     return Analysis(seat=seen.seat, kind=kind, options=options, worlds=worlds, next_seat=next_seat)
 
 

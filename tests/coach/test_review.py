@@ -73,6 +73,10 @@ def test_every_choice_is_reviewed_and_points_missed_are_exact(
         shown = {(d["hand"], d["step"]): d for d in payload["decisions"]}
         for version, (state, action, plays) in choices.items():
             d = decisions[version]
+            # The estimate is its parts: points for, less against, and a game won or lost.
+            for o in d["options"]:
+                parts = o["gained"] - o["conceded"] + 200 * (o["won"] - o["lost"])
+                assert abs(o["estimate"] - parts) < 0.5, o
             # The cost is the best estimate less the played move's; a tie is the Shark's move.
             estimates = [o["estimate"] for o in d["options"]]
             assert abs(d["cost"] - (max(estimates) - estimates[d["played"]])) < 0.011
