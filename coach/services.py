@@ -398,22 +398,26 @@ def hint_give(*, table_id: int, user: Any) -> dict[str, Any]:
     state = GameState.from_json(game.state)
     if state.to_act != seat or state.phase not in (Phase.PLAYING, Phase.CHOOSING_DOUBLES):
         raise CoachRefused("not_your_turn", _("A hint is for your turn: wait for it."), status=409)
-    view = seat_view_of(state, seat)
     version = game.version
-    legal = state.legal_actions()
-    seed = decision_seed(game.pk, version + 1)  # the seed the review uses for this decision
-    analysis = analyse(view, seed=seed, worlds=worlds_per_decision()) if is_choice(state) else None
-    if analysis is None:
-        action = legal[0]
-        entry: dict[str, Any] = {"kind": "forced", "only": action.to_dict(), "seat": seat}
-    else:
-        entry = judge(view, analysis.options[analysis.best].action, analysis)
-        action = analysis.options[analysis.best].action
-    hint, _created = Hint.objects.get_or_create(
-        game=game,
-        version=version,
-        defaults={"user": user, "seat": seat, "action": action.to_dict(), "facts": entry},
-    )
+    hint = Hint.objects.filter(game=game, version=version).first()
+    if hint is None:  # worked out once a turn, however often the button is pressed
+        view = seat_view_of(state, seat)
+        legal = state.legal_actions()
+        seed = decision_seed(game.pk, version + 1)  # the seed the review uses for this decision
+        analysis = (
+            analyse(view, seed=seed, worlds=worlds_per_decision()) if is_choice(state) else None
+        )
+        if analysis is None:
+            action = legal[0]
+            entry: dict[str, Any] = {"kind": "forced", "only": action.to_dict(), "seat": seat}
+        else:
+            entry = judge(view, analysis.options[analysis.best].action, analysis)
+            action = analysis.options[analysis.best].action
+        hint, _created = Hint.objects.get_or_create(
+            game=game,
+            version=version,
+            defaults={"user": user, "seat": seat, "action": action.to_dict(), "facts": entry},
+        )
     return {
         "game_id": game.pk,
         "version": version,
