@@ -176,6 +176,11 @@ def main() -> int:
         from coach import services as coach
         from coach.models import Review
         from coach.tasks import review_run
+        from dominoes_site.celery import app
+
+        # The task runs here, its parts (about a second each) one after another, as one worker
+        # would take them from the queue with nothing else to do.
+        app.conf.task_always_eager = True
         from engine import parse_action
         from engine.coach import WORLDS
 

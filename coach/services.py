@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -303,40 +304,51 @@ def worlds_per_decision() -> int:
     return int(getattr(django_settings, "COACH_WORLDS", WORLDS))
 
 
-def review_compute(*, review_id: int, worlds: int | None = None) -> bool:
-    """Work a queued review out (the Celery task). Claims it first (compare-and-set), so two
-    workers never both do it. Returns whether it did the work."""
+def chunk_seconds() -> float:
+    """How long one task works before handing the rest to the next: `COACH_CHUNK_SECONDS`,
+    default 1 s, so a review never holds a worker process from a Gym clock's timer for long."""
+    return float(getattr(django_settings, "COACH_CHUNK_SECONDS", 1.0))
+
+
+def review_compute(
+    *, review_id: int, done: int | None = None, worlds: int | None = None
+) -> int | None:
+    """Work on a review (the Celery task), about `chunk_seconds()` at a time. `done` None starts
+    a queued review (claimed with a compare-and-set, so two workers never both start it); a
+    number continues a running one from that many decisions (a task delivered twice finds the
+    count moved on and does nothing). Returns the decisions done when more remain (the caller
+    queues the next part), else None."""
     worlds = worlds or worlds_per_decision()
-    now = timezone.now()
-    claimed = Review.objects.filter(pk=review_id, status=Review.Status.QUEUED).update(
-        status=Review.Status.RUNNING, started_at=now
-    )
-    if not claimed:
-        return False
-    review = Review.objects.select_related("game").get(pk=review_id)
+    if done is None:
+        claimed = Review.objects.filter(pk=review_id, status=Review.Status.QUEUED).update(
+            status=Review.Status.RUNNING, started_at=timezone.now(), done=0, total=0, result=None
+        )
+        if not claimed:
+            return None
+        done = 0
+    review = Review.objects.select_related("game").filter(pk=review_id).first()
+    if review is None or review.status != Review.Status.RUNNING or review.done != done:
+        return None
     try:
-        result = _work_out(review, worlds)
+        return _work_on(review, done, worlds)
     except Exception as exc:
         log.exception("review %s of game %s failed", review.pk, review.game_id)
-        Review.objects.filter(pk=review.pk).update(
+        Review.objects.filter(pk=review.pk, status=Review.Status.RUNNING).update(
             status=Review.Status.FAILED, error=str(exc)[:200], finished_at=timezone.now()
         )
-        return True
-    Review.objects.filter(pk=review.pk).update(
-        status=Review.Status.DONE, result=result, finished_at=timezone.now()
-    )
-    return True
+        return None
 
 
-def _work_out(review: Review, worlds: int) -> dict[str, Any]:
+def _work_on(review: Review, done: int, worlds: int) -> int | None:
     game = review.game
     if game.status != Game.Status.FINISHED:
         raise ValueError("the game is not finished")
     decisions = list(seat_decisions(game, review.seat))
-    Review.objects.filter(pk=review.pk).update(total=len(decisions), done=0)
+    judged: list[dict[str, Any]] = list((review.result or {}).get("decisions", []))[:done]
     hinted = set(Hint.objects.filter(game=game, seat=review.seat).values_list("version", flat=True))
-    judged: list[dict[str, Any]] = []
-    for n, decision in enumerate(decisions, start=1):
+    started = time.monotonic()
+    budget = chunk_seconds()
+    for decision in decisions[done:]:
         analysis = analyse(
             decision.view, seed=decision_seed(game.pk, decision.version), worlds=worlds
         )
@@ -349,14 +361,25 @@ def _work_out(review: Review, worlds: int) -> dict[str, Any]:
             hinted=decision.version - 1 in hinted,
         )
         judged.append(entry)
-        Review.objects.filter(pk=review.pk).update(done=n)
-    return {
+        if time.monotonic() - started >= budget:
+            break
+    result: dict[str, Any] = {
         "v": METHOD,
         "seat": review.seat,
         "worlds": worlds,
         "decisions": judged,
-        "summary": summarize(judged),
     }
+    more = len(judged) < len(decisions)
+    changes: dict[str, Any] = {"done": len(judged), "total": len(decisions), "result": result}
+    if not more:
+        result["summary"] = summarize(judged)
+        changes.update(status=Review.Status.DONE, finished_at=timezone.now())
+    moved = Review.objects.filter(pk=review.pk, status=Review.Status.RUNNING, done=done).update(
+        **changes
+    )
+    if not moved:
+        return None  # another delivery of this part got there first
+    return len(judged) if more else None
 
 
 # --- hints at practice tables -------------------------------------------------------------------

@@ -249,3 +249,36 @@ def test_a_review_never_uses_bones_the_seat_could_not_see(
     Review.objects.all().delete()
     again = _review(game, alice, django_capture_on_commit_callbacks).result
     assert again == honest
+
+
+@pytest.mark.django_db
+def test_a_review_worked_in_parts_is_the_same_and_each_part_runs_once(
+    alice: Any, bob: Any, fixed_seeds: None, settings: Any
+) -> None:
+    table = start_table([alice, bob], "fives", limit=50)
+    game = play(table, [alice, bob], seed=4)
+    whole = Review.objects.create(game=game, user=alice, seat=0)
+    settings.COACH_CHUNK_SECONDS = 10_000
+    assert services.review_compute(review_id=whole.pk) is None  # all in one go
+    whole.refresh_from_db()
+    assert whole.status == Review.Status.DONE
+    expected = whole.result
+    whole.delete()
+    settings.COACH_CHUNK_SECONDS = 0  # one decision a part
+    review = Review.objects.create(game=game, user=alice, seat=0)
+    done = services.review_compute(review_id=review.pk)
+    assert done == 1
+    assert services.review_compute(review_id=review.pk) is None  # already started
+    parts = 1
+    while done is not None:
+        review.refresh_from_db()
+        assert review.status == Review.Status.RUNNING and review.done == done
+        assert review.total == len(expected["decisions"])
+        again = services.review_compute(review_id=review.pk, done=done)
+        # the same part delivered twice: the second finds the count moved on
+        assert services.review_compute(review_id=review.pk, done=done) is None
+        done = again
+        parts += 1
+    review.refresh_from_db()
+    assert parts == len(expected["decisions"])
+    assert review.status == Review.Status.DONE and review.result == expected
