@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
+
 from pairing.models import PoolEntry
 from tables.models import GameAction
 from tests.e2e.conftest import log_in, screenshot
@@ -107,3 +109,34 @@ def test_the_waiting_panel_in_spanish_on_a_phone(
         assert "Saliste de la cola." in page.locator(".messages").inner_text()
     finally:
         context.close()
+
+
+@pytest.fixture
+def no_notices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No notice is ever sent (patched before the server is forked, so in it too): the waiting
+    page must learn it was seated from its status poll alone."""
+    from social import notices
+
+    monkeypatch.setattr(notices, "notify_users", lambda batch: None)
+
+
+def test_without_the_notices_socket_the_status_poll_finds_the_table(
+    no_notices: None, live_server_url: str, new_page: Any, alice: Any, bob: Any
+) -> None:
+    from pairing import services
+
+    page = new_page("desktop")
+    log_in(page, live_server_url, alice)
+    page.goto(live_server_url + "/")
+    page.get_by_role("button", name="Fives, 1 on 1").click()
+    page.wait_for_function("() => document.getElementById('pool-panel') !== null")
+    page.wait_for_function(
+        "() => document.getElementById('play-now').dataset.pairingReady === 'true'"
+    )
+    at_table = re.compile(r"/tables/\d+/$")
+    with page.expect_response(lambda response: bool(at_table.search(response.url))) as landed:
+        services.pool_join(user=bob, cell="fives:1v1:0")
+    table = PoolEntry.objects.get(user=bob).match.table
+    assert landed.value.url == f"{live_server_url}/tables/{table.pk}/"
+    # the page the status poll led to says how long is left to press Ready
+    assert "Your table is ready: press Ready within" in landed.value.text()
