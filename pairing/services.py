@@ -32,6 +32,7 @@ from ledger.selectors import balances_of
 from pairing.cells import Cell, cell_parse
 from pairing.models import Match, PoolEntry
 from pairing.ratings import ratings_in_pool
+from social import notices
 from tables import services as tables
 from tables.models import Table
 from tables.presence import sit_again_at, waiting_message
@@ -335,13 +336,9 @@ def _table_casual(table: Table) -> None:
 
 
 def _notify(user_ids: list[int], kind: str, data: dict[str, Any]) -> None:
-    """A notice to each player's open pages, after commit (the notices socket, social app).
-    Without it the waiting page still learns the same from its status poll."""
-    try:
-        from social.notices import notify_users
-    except ImportError:
-        return
-    notify_users([(uid, kind, data) for uid in user_ids])
+    """A notice to each player's open pages, after commit (the notices socket). A lost one is
+    made up for by the waiting page's status poll."""
+    notices.notify_users([(uid, kind, data) for uid in user_ids])
 
 
 def _seated_notice(table: Table, user_ids: list[int], confirm_by: datetime) -> None:
