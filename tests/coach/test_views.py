@@ -14,6 +14,7 @@ from django.test import Client
 from django.utils import timezone
 
 from coach.models import Hint, Review
+from coach.services import is_choice
 from engine import GameState, parse_action
 from house import services as house
 from tables import services as tables
@@ -176,7 +177,7 @@ def my_turn(game: Game, seat: int, capture: Any) -> Game:
     for _ in range(400):
         game.refresh_from_db()
         state = GameState.from_json(game.state)
-        if state.to_act == seat and len(state.legal_actions()) >= 2:
+        if state.to_act == seat and is_choice(state):  # not a draw: a choice of plays
             return game
         assert state.to_act == seat, "house players move at once under eager tasks"
         act(game, game_user(game, seat), state.legal_actions()[0].to_dict(), capture)
