@@ -14,10 +14,20 @@ from engine.events import BonePlayed
 from tests.engine.conftest import deal, new_state
 
 
-def _choices(seed: int, mode: str, players: int) -> list[tuple[GameState, int]]:
+def _choices(
+    seed: int, mode: str, players: int, partners: bool = False
+) -> list[tuple[GameState, int]]:
     """Positions with a real choice from a seeded random game."""
     rng = random.Random(seed)
-    state = GameState.new(TableSettings.build(mode, players=players))
+    options = (
+        {"players": players}
+        if mode in ("fives", "threes")
+        else {
+            "players": players,
+            "partners": partners,
+        }
+    )
+    state = GameState.new(TableSettings.build(mode, **options))
     out: list[tuple[GameState, int]] = []
     while not state.is_over:
         if state.phase is Phase.AWAITING_DEAL:
@@ -54,8 +64,9 @@ def test_forced_moves_are_not_analysed() -> None:
 
 def test_every_choice_scores_what_the_engine_scores() -> None:
     checked = 0
-    for seed, mode, players in ((1, "citizen", 2), (2, "inmate", 3), (3, "fives", 2)):
-        for state, seat in _choices(seed, mode, players)[:25]:
+    shapes = ((1, "citizen", 2, False), (2, "inmate", 3, False), (3, "fives", 2, False))
+    for seed, mode, players, partners in (*shapes, (4, "citizen_gym", 4, True)):
+        for state, seat in _choices(seed, mode, players, partners)[:25]:
             analysis = analyse(seat_view(state, seat), seed=seed, worlds=2)
             assert analysis is not None and analysis.kind == "play"
             assert [o.action for o in analysis.options] == state.legal_actions()
