@@ -1068,8 +1068,7 @@ def report(
         f"  stack        {what}, DEBUG={'true' if args.debug else 'false'}",
         f"  daphnes      {len(ports)} (ports {', '.join(map(str, ports))}); "
         f"client processes {args.client_procs}; {os.cpu_count()} cores shared by all; "
-        f"sockets routed by {args.route}"
-        + ("; pinned (--pin)" if args.pin else ""),
+        f"sockets routed by {args.route}" + ("; pinned (--pin)" if args.pin else ""),
         f"  tables       {args.tables} x 4 seats = {4 * args.tables} sockets, Citizen "
         f"{'Partners' if args.partners else 'Cut Throat'}; {pace}",
         f"  time         warm-up {args.warmup:g} s, measured {args.seconds:g} s per phase; "
