@@ -80,6 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rev", default="229e106", help="the older commit (default 229e106)")
     parser.add_argument("--rounds", type=int, default=2, help="runs of each side, alternating")
     parser.add_argument("--json", metavar="FILE", help="write every run's figures here")
+    parser.add_argument(
+        "--new-args",
+        default="",
+        help="more ws_load.py options for this tree only (ones the old script does not know, "
+        'e.g. "--route spread")',
+    )
     args = parser.parse_args(argv)
 
     scratch = Path(tempfile.mkdtemp(prefix="bench-compare-"))
@@ -89,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.rounds):
             for side, tree in (("old", old_tree), ("new", ROOT)):
                 # (the new script would also record its run in bench/results/: not a comparison's)
-                extra = ["--no-record"] if side == "new" else []
+                extra = ["--no-record", *args.new_args.split()] if side == "new" else []
                 runs[side].append(_run(tree, [*bench_args, *extra], scratch / f"{side}-{i}.json"))
     finally:
         subprocess.run(
@@ -100,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     print(f"\nside by side: {args.rev} (old) and this tree (new), {args.rounds} runs each,")
-    print(f"alternating; ws_load.py {' '.join(bench_args)}\n")
+    print(
+        f"alternating; ws_load.py {' '.join(bench_args)}; new side also: {args.new_args or '-'}\n"
+    )
     print(f"{'figure':34} {'old runs':>24} {'new runs':>24} {'old':>8} {'new':>8} {'new/old':>8}")
     summary: dict[str, Any] = {}
     for label, path, better in FIGURES:
@@ -123,7 +131,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(
-            json.dumps({"rev": args.rev, "args": bench_args, "runs": runs, "summary": summary})
+            json.dumps(
+                {
+                    "rev": args.rev,
+                    "args": bench_args,
+                    "new_args": args.new_args.split(),
+                    "runs": runs,
+                    "summary": summary,
+                }
+            )
         )
     return 0
 

@@ -32,8 +32,10 @@ the player actions applied (forced passes, which the server makes itself, are no
 `--rate R` paces the moves instead (R moves/s in total, spread over the tables; a table that falls
 behind just goes as fast as it can) to see the latency at a given load.
 
-The seats of a table are spread over the daphnes (seat s of table t on daphne (4t + s) mod D), so
-with 2 daphnes every move crosses the channel layer between processes.
+The sockets of a table all go to one daphne (table t on daphne t mod D), as the proxy in
+docs/deploy.md routes `/ws/tables/<id>/` by table; `--route spread` puts seat s of table t on
+daphne (4t + s) mod D instead, so with 2 daphnes every move crosses the channel layer between
+processes (the worst case: a proxy that routes at random).
 """
 
 from __future__ import annotations
@@ -512,6 +514,8 @@ async def _connect(url: str, port: int, cookie: str, sem: asyncio.Semaphore) -> 
 
 def _port_of(opts: dict[str, Any], gi: int, seat: int) -> int:
     ports = opts["ports"]
+    if opts["route"] == "table":  # as the proxy in docs/deploy.md: a table's sockets together
+        return int(ports[gi % len(ports)])
     return int(ports[(4 * gi + seat) % len(ports)])
 
 
@@ -835,6 +839,7 @@ def run_phase(
     groups = list(enumerate(setup["groups"]))
     opts = {
         "ports": ports,
+        "route": args.route,
         "cookie_name": setup["cookie"],
         "seed": args.seed,
         "warmup": args.warmup,
@@ -1062,8 +1067,8 @@ def report(
         "Dominologist WebSocket load bench",
         f"  stack        {what}, DEBUG={'true' if args.debug else 'false'}",
         f"  daphnes      {len(ports)} (ports {', '.join(map(str, ports))}); "
-        f"client processes {args.client_procs}; {os.cpu_count()} cores shared by all"
-        + ("; pinned (--pin)" if args.pin else ""),
+        f"client processes {args.client_procs}; {os.cpu_count()} cores shared by all; "
+        f"sockets routed by {args.route}" + ("; pinned (--pin)" if args.pin else ""),
         f"  tables       {args.tables} x 4 seats = {4 * args.tables} sockets, Citizen "
         f"{'Partners' if args.partners else 'Cut Throat'}; {pace}",
         f"  time         warm-up {args.warmup:g} s, measured {args.seconds:g} s per phase; "
@@ -1164,6 +1169,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--py-spy", metavar="DIR", help="py-spy record each daphne (game phase)")
     parser.add_argument("--py-spy-rate", type=int, default=100)
     parser.add_argument("--py-spy-extra", default="", help="more py-spy record flags")
+    parser.add_argument(
+        "--route",
+        choices=["table", "spread"],
+        default="table",
+        help="table: a table's 4 sockets on one daphne (table t on daphne t mod D), as the "
+        "proxy in docs/deploy.md routes them; spread: seat s of table t on daphne (4t + s) mod "
+        "D, so every move crosses the channel layer between processes (the worst case)",
+    )
     parser.add_argument(
         "--pin",
         action="store_true",

@@ -34,6 +34,7 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._send_many_script: Any = None
+        self._members_script: Any = None
         self.inboxes = Inboxes(self.expiry)
         self._reader: asyncio.Task[None] | None = None
         self._reader_loop: asyncio.AbstractEventLoop | None = None
@@ -103,12 +104,33 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
         self.inboxes.clear()
         await super().flush()
 
+    def _local_prefix(self) -> str:
+        """The start of every channel name of this process (see `new_channel`)."""
+        return f"specific.{self.client_prefix}!"
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        """One group's message: as `group_send_many` (this process's members served here)."""
+        if self.ring_size != 1:
+            await super().group_send(group, message)
+            return
+        assert self.require_valid_group_name(group), "Group name not valid"
+        await self.group_send_many([(group, message)])
+
     def create_pool(self, index: int) -> Any:
         host = dict(self.hosts[index])
         address = host.pop("address")
         return BlockingConnectionPool.from_url(address, **host)
 
     # One move's audiences in two round trips ------------------------------------------------
+
+    _MEMBERS_LUA = """
+        local found = {}
+        for i = 1, #KEYS do
+            redis.call('ZREMRANGEBYSCORE', KEYS[i], 0, tonumber(ARGV[1]))
+            found[i] = redis.call('ZRANGE', KEYS[i], 0, -1)
+        end
+        return found
+    """
 
     _SEND_MANY_LUA = """
         local n = #KEYS
@@ -128,34 +150,48 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
     """
 
     async def group_send_many(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
-        """Several group_sends, in the order given, in two round trips to Redis.
+        """Several group_sends, in the order given, in one or two round trips to Redis.
 
         channels_redis's `group_send` costs four round trips a group (expire the group, read its
         members, expire each member's queue, then an EVAL carrying the script's text), and one
-        move has up to six audiences. Here the members of every group are read in one pipeline
-        and every message is queued by one cached script (EVALSHA); each message gets a later
-        score than the one before it, so a consumer receives them in the order given.
+        move has up to six audiences. Here one cached script (EVALSHA) drops every group's
+        expired members and reads the rest; this process's own members get the message at once;
+        one more script queues it for the others, each message with a later score than the one
+        before it, so a consumer receives them in the order given.
         """
+        if not messages:
+            return
         if self.ring_size != 1:
             for group, message in messages:
-                await self.group_send(group, message)
+                await super().group_send(group, message)
             return
         connection = self.connection(0)
         now = time.time()
-        pipe = connection.pipeline(transaction=False)
-        for group, _message in messages:
-            key = self._group_key(group)
-            pipe.zremrangebyscore(key, min=0, max=int(now) - self.group_expiry)
-            pipe.zrange(key, 0, -1)
-        found = await pipe.execute()
+        if self._members_script is None:
+            self._members_script = connection.register_script(self._MEMBERS_LUA)
+        found = await self._members_script(
+            keys=[self._group_key(group) for group, _message in messages],
+            args=[int(now) - self.group_expiry],
+            client=connection,
+        )
         keys: list[str] = []
         bodies: list[bytes] = []
         capacities: list[int] = []
+        local = self._local_prefix()
         for i, (_group, message) in enumerate(messages):
-            members = [name.decode("utf8") for name in found[2 * i + 1]]
-            if not members:
+            members = [name.decode("utf8") for name in found[i]]
+            # This process's own members get the message from here, not through Redis: no
+            # serialising, no queue, no reader's round trip (a table's sockets all sit on one
+            # daphne when the proxy routes by table, docs/deploy.md).
+            remote = []
+            for member in members:
+                if member.startswith(local):
+                    self.inboxes.put(member, message, self.get_capacity(member), known_only=False)
+                else:
+                    remote.append(member)
+            if not remote:
                 continue
-            _, to_send, capacity = self._map_channel_keys_to_connection(members, message)
+            _, to_send, capacity = self._map_channel_keys_to_connection(remote, message)
             for key, body in to_send.items():
                 keys.append(key)
                 bodies.append(body)

@@ -23,14 +23,13 @@ from typing import Any, ParamSpec, TypeVar
 
 import msgspec
 from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.utils import translation
 from django.utils.translation import gettext as _
 
 from accounts.services import user_group_name
-from dominoes_site import user_sockets
+from dominoes_site import db_hop, user_sockets
 from dominoes_site.user_sockets import CLOSE_NOT_ALLOWED, CLOSE_NOT_LOGGED_IN, Refusal
 
 try:  # what daphne's WebSocket protocol (autobahn) raises on a send to a socket that is closing
@@ -84,7 +83,7 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         # Into the user's group before the check: any change from now on reaches this socket.
         self.user_group = user_group_name(user.pk)
         await self.channel_layer.group_add(self.user_group, self.channel_name)
-        refusal = await database_sync_to_async(self._check_at_connect)()
+        refusal = await db_hop.run(self._check_at_connect)
         if refusal is not None:
             await self.refuse(refusal.code)
             return
@@ -138,7 +137,7 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             self.check_standing()
             return fn(*args, **kwargs)
 
-        result: _T = await database_sync_to_async(checked)()
+        result: _T = await db_hop.run(checked)
         return result
 
     async def close_refused(self, refusal: Refusal) -> None:
@@ -244,7 +243,7 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             return  # closing, or not yet open (the check at connect comes after the join)
         with translation.override(self.language) if self.language else nullcontext():
             try:
-                await database_sync_to_async(self.check_standing)(always=True)
+                await db_hop.run(self.check_standing, always=True)
             except AccountRefused as exc:
                 await self.close_refused(exc.refusal)
 

@@ -17,6 +17,8 @@ from typing import Any
 from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
 
+from dominoes_site import db_hop
+
 log = logging.getLogger(__name__)
 
 _loop: asyncio.AbstractEventLoop | None = None
@@ -33,7 +35,11 @@ def _background_loop() -> asyncio.AbstractEventLoop:
 
 
 def _outer_loop() -> asyncio.AbstractEventLoop | None:
-    """The event loop that handed this thread its work through sync_to_async, if any."""
+    """The event loop that handed this thread its work (through sync_to_async, or inline: see
+    dominoes_site/db_hop.py), if any."""
+    inline = db_hop.inline_loop()
+    if inline is not None:
+        return inline
     local = SyncToAsync.threadlocal
     if getattr(local, "main_event_loop_pid", None) != os.getpid():
         return None

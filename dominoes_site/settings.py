@@ -42,6 +42,7 @@ HOUSE_VARIABLES = [
     "ACCOUNT_EMAIL_VERIFICATION",
     "AGE_VERIFY_WITHIN_DAYS",
     "GYM_CLOCK_GRACE_MS",
+    "SOCKET_DATABASE_INLINE",
     "GYM_CLOCK_SWEEP_SECONDS",
     "LEAVE_GRACE_SECONDS",
     "LEAVE_GRACE_CLOSED_SECONDS",
@@ -342,6 +343,9 @@ LEAVE_GRACE_SECONDS = env.int("LEAVE_GRACE_SECONDS", default=60)
 LEAVE_GRACE_CLOSED_SECONDS = env.int("LEAVE_GRACE_CLOSED_SECONDS", default=20)
 # A move that arrives this long after its turn's deadline still counts (network delay).
 GYM_CLOCK_GRACE_MS = env.int("GYM_CLOCK_GRACE_MS", default=300)
+# A socket's database work runs in its event loop's own thread (dominoes_site/db_hop.py);
+# false: in channels' database thread, as database_sync_to_async does.
+SOCKET_DATABASE_INLINE = env.bool("SOCKET_DATABASE_INLINE", default=True)
 
 # --- House players ---------------------------------------------------------------------------
 # Seconds a house player waits before it acts, so people can follow the game (0 under tests).

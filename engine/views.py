@@ -54,12 +54,14 @@ def public_view(state: GameState) -> dict[str, Any]:
     }
 
 
-def seat_view(state: GameState, seat: int) -> dict[str, Any]:
+def seat_view(state: GameState, seat: int, public: dict[str, Any] | None = None) -> dict[str, Any]:
     """The table as ``seat`` sees it: the public view plus its own hand and, when it is to act,
-    its legal actions (as action JSON)."""
+    its legal actions (as action JSON). ``public``: this state's :func:`public_view`, when the
+    caller has already made it for another audience (it is copied, not changed; the values it
+    shares with the result are read-only)."""
     if type(seat) is not int or not 0 <= seat < state.settings.players:
         raise ValueError(f"there is no seat {seat!r}")
-    view = public_view(state)
+    view = public_view(state) if public is None else dict(public)
     view["seat"] = seat
     view["side"] = state.side_of(seat)
     view["hand"] = [str(b) for b in state.hands[seat]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from dominoes_site.layer import group_send_many
-from engine import GameState
+from engine import GameState, public_view
 from tables import selectors
 from tables.models import Game, Table
 
@@ -50,6 +50,8 @@ def table_changed(
     drawn = selectors.table_picture(table, game) if picture or lobby else None
     if state is None and game is not None and game.status != Game.Status.WAITING:
         state = GameState.from_json(game.state)
+    # The engine's public view once: each seat's view is it plus the seat's own part.
+    public_part = public_view(state) if state is not None else None
 
     def update(seat: int | None) -> dict[str, Any]:
         return {
@@ -57,7 +59,7 @@ def table_changed(
             "seq": seq,
             "events": public if seat is None else private.get(str(seat), public),
             "table": drawn if picture else None,
-            "game": selectors.game_view(game, seat, state),
+            "game": selectors.game_view(game, seat, state, public_part),
         }
 
     outgoing = [(seat_group(table_id, seat), update(seat)) for seat in range(table.players)]

@@ -17,12 +17,12 @@ import time
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 
 from chat.services import ChatError, chat_recent, chat_report, chat_send
+from dominoes_site import db_hop
 from dominoes_site.consumers import CLOSE_ABUSE, HouseConsumer, server_time
 from house import services as house
 from tables import broadcast, presence, selectors, services
@@ -70,7 +70,7 @@ class TableConsumer(HouseConsumer):
         self.strikes = 0
         self.held: list[dict[str, Any]] = []
         self.early = {}
-        found = await database_sync_to_async(self._load)()
+        found = await db_hop.run(self._load)
         return None if found else CLOSE_NO_TABLE
 
     async def on_accepted(self) -> None:
@@ -80,8 +80,11 @@ class TableConsumer(HouseConsumer):
         their handshakes must not queue behind each other's presence writes (daphne refuses a
         handshake not accepted within its connect timeout)."""
         await self._join_group()
-        await database_sync_to_async(presence.presence_join)(
-            table_id=self.table_id, user=self.scope["user"], channel_name=self.channel_name
+        await db_hop.run(
+            presence.presence_join,
+            table_id=self.table_id,
+            user=self.scope["user"],
+            channel_name=self.channel_name,
         )
         self.present = True
         self.refreshed_at = time.monotonic()
@@ -121,8 +124,10 @@ class TableConsumer(HouseConsumer):
         if self.present:
             # 1000/1001: the page closed the socket itself (left or navigated away); anything
             # else is a lost connection, which gets the longer grace.
-            await database_sync_to_async(presence.presence_leave)(
-                channel_name=self.channel_name, on_purpose=code in (1000, 1001)
+            await db_hop.run(
+                presence.presence_leave,
+                channel_name=self.channel_name,
+                on_purpose=code in (1000, 1001),
             )
         await super().disconnect(code)
 
@@ -137,7 +142,7 @@ class TableConsumer(HouseConsumer):
         if now - self.refreshed_at < PRESENCE_REFRESH_SECONDS:
             return
         self.refreshed_at = now
-        await database_sync_to_async(presence.presence_seen)(channel_name=self.channel_name)
+        await db_hop.run(presence.presence_seen, channel_name=self.channel_name)
 
     def _take_token(self) -> bool:
         now = time.monotonic()

@@ -114,13 +114,21 @@ def player_of(user: Any) -> dict[str, Any]:
 
 
 def game_view(
-    game: Game | None, seat: int | None, state: GameState | None = None
+    game: Game | None,
+    seat: int | None,
+    state: GameState | None = None,
+    public: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
-    """The engine's view of the game for a seat (or a spectator when `seat` is None)."""
+    """The engine's view of the game for a seat (or a spectator when `seat` is None).
+    `public`: the engine's public view of `state`, when the caller made it already (a move's
+    broadcast makes it once for all its audiences)."""
     if game is None or game.status == Game.Status.WAITING:
         return None
     state = state or GameState.from_json(game.state)
-    view = public_view(state) if seat is None else seat_view(state, seat)
+    if seat is None:
+        view = dict(public) if public is not None else public_view(state)
+    else:
+        view = seat_view(state, seat, public)
     view["version"] = game.version
     view["clock"] = clock_view(game, state)
     return view
