@@ -37,7 +37,8 @@ def _no_sideways_scroll(page: Any) -> None:
             .filter((e) => !e.closest(".table-scroll, .visually-hidden"))
             .map((e) => `${e.tagName}.${e.className}`)"""
     )
-    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1"), wider
+    fits = "() => document.documentElement.scrollWidth <= window.innerWidth + 1"
+    assert page.evaluate(fits), wider
 
 
 def test_the_game_over_dialog_shows_the_rating_change(

@@ -56,7 +56,7 @@ def test_two_players_play_a_whole_hand_by_clicking(live_server_url: str, new_pag
     # Alice opens a one-on-one Citizen table from the lobby.
     alice.goto(url + "/lobby/")
     alice.get_by_label("Mode").first.select_option("citizen")
-    alice.get_by_label("Players").select_option("one_on_one")
+    alice.get_by_label("Players", exact=True).select_option("one_on_one")
     screenshot(alice, "lobby-desktop")
     alice.get_by_role("button", name="Open the table").click()
     alice.wait_for_url(re.compile(r"/tables/\d+/$"))
