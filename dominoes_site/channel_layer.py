@@ -66,7 +66,9 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
             ):
                 raise RuntimeError("Two event loops are trying to receive() on one layer at once!")
             if self._reader_loop is not loop:
-                self.inboxes.clear()
+                # Queues on an older loop are dead; ones this loop already has keep what this
+                # process delivered to them itself.
+                self.inboxes.keep_only(loop)
             self._reader_loop = loop
             self._reader = loop.create_task(self._read_forever(self.non_local_name(channel)))
         return await self.inboxes.get(channel)

@@ -59,9 +59,9 @@ async def run(fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _
     if not settings.SOCKET_DATABASE_INLINE:
         result: _T = await database_sync_to_async(fn)(*args, **kwargs)
         return result
-    loop = asyncio.get_running_loop()
     if getattr(_state, "loop", None) is not None:
         raise RuntimeError("inline database work does not nest")
+    loop = asyncio.get_running_loop()
     asyncio.events._set_running_loop(None)
     _state.loop = loop
     try:

@@ -101,6 +101,12 @@ class Inboxes:
                 del self._by_name[name]
         return gone
 
+    def keep_only(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Forget the queues of every other event loop (a layer moving to a new loop)."""
+        with self._lock:
+            for name in [n for n, inbox in self._by_name.items() if inbox.loop is not loop]:
+                del self._by_name[name]
+
     def clear(self) -> None:
         with self._lock:
             self._by_name.clear()

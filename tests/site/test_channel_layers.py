@@ -143,3 +143,33 @@ def test_make_run_folder_is_short_enough_for_unix_sockets() -> None:
     folder = Path(settings.CHANNEL_LAYERS["default"]["CONFIG"].get("folder", "/tmp"))
     layer = HouseSocketChannelLayer(folder=folder / ("deep" * 40))
     assert len(str(layer.path)) < 108
+
+
+@pytest.mark.skipif(not settings.REDIS_URL, reason="the Redis layer runs on the production stack")
+async def test_redis_layer_serves_its_own_members_itself_and_the_others_through_redis() -> None:
+    """A group with a member in this process and one in another: this process's member gets
+    the messages without Redis (its process's queue stays empty), the other's through Redis,
+    both in the order sent."""
+    from channels.layers import get_channel_layer
+
+    from dominoes_site.channel_layer import HouseRedisChannelLayer
+
+    here = get_channel_layer()
+    there = HouseRedisChannelLayer(**settings.CHANNEL_LAYERS["default"]["CONFIG"])
+    mine, theirs = await here.new_channel(), await there.new_channel()
+    assert mine.split("!")[0] != theirs.split("!")[0]  # two processes' queues
+    await here.group_add("split.group", mine)
+    await here.group_add("split.group", theirs)
+    try:
+        for n in range(10):
+            await here.group_send("split.group", {"type": "x.y", "n": n})
+        redis = here.connection(0)
+        assert await redis.zcard(here.prefix + here.non_local_name(mine)) == 0
+        assert await redis.zcard(here.prefix + there.non_local_name(theirs)) == 10
+        got_mine = [await asyncio.wait_for(here.receive(mine), 10) for _ in range(10)]
+        got_theirs = [await asyncio.wait_for(there.receive(theirs), 10) for _ in range(10)]
+        assert [m["n"] for m in got_mine] == list(range(10))
+        assert [m["n"] for m in got_theirs] == list(range(10))
+    finally:
+        await here.group_discard("split.group", mine)
+        await here.group_discard("split.group", theirs)
