@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import transaction
 from playwright.sync_api import expect
 
 from accounts.models import User
@@ -76,11 +77,14 @@ def test_profile_chart_and_leaderboard(
     others = [make_user(f"Rival{n}") for n in range(11)]
     for n, rival in enumerate(others):
         set_rating(rival, Pool.FIVES, 1380 + 31 * n, 55 + n, games=10 + n)
+    # Each rated as tables rates a game: inside its final transaction (it locks the ratings).
     for n in range(14):
         opponent = others[n % len(others)]
-        game_rate(game=finished_game([alice, opponent], winner=0 if n % 3 else 1))
+        with transaction.atomic():
+            game_rate(game=finished_game([alice, opponent], winner=0 if n % 3 else 1))
     for n in range(3):
-        game_rate(game=finished_game([bob, others[n]], winner=0))
+        with transaction.atomic():
+            game_rate(game=finished_game([bob, others[n]], winner=0))
     pages: list[Any] = []
     try:
         for size in SIZES:
