@@ -3,30 +3,10 @@
 // practice table, the Hint button. No dependencies, no build step.
 
 import { canonicalBone, renderBoard } from "./board.js";
-
-function readJson(id, fallback) {
-  const node = document.getElementById(id);
-  if (!node) return fallback;
-  try {
-    const value = JSON.parse(node.textContent);
-    return value ?? fallback;
-  } catch {
-    return fallback;
-  }
-}
+import { el, readJson } from "./dom.js";
 
 function fmt(text, params) {
   return String(text).replace(/\{(\w+)\}/g, (m, k) => (params && k in params ? String(params[k]) : m));
-}
-
-function el(tag, attrs = {}, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    node.setAttribute(k, v === true ? "" : String(v));
-  }
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 function csrfToken(root) {

@@ -4,16 +4,7 @@
 
 import { parseBone, renderBoard, renderBone } from "./board.js";
 import { verifyDeal } from "./fairdeal.js";
-
-function readJson(id, fallback) {
-  const el = document.getElementById(id);
-  if (!el) return fallback;
-  try {
-    return JSON.parse(el.textContent);
-  } catch {
-    return fallback;
-  }
-}
+import { el, readJson } from "./dom.js";
 
 const strings = readJson("game-strings", {});
 const replay = readJson("replay-data", { frames: [] });
@@ -23,16 +14,6 @@ function t(key, params) {
   const text = strings[key];
   if (text == null) return null;
   return String(text).replace(/\{(\w+)\}/g, (m, k) => (params && k in params ? String(params[k]) : m));
-}
-
-function el(tag, attrs = {}, text) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    node.setAttribute(k, v === true ? "" : String(v));
-  }
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 // ------------------------------------------------------------------------------ the replay

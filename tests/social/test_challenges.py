@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import close_old_connections
 from django.utils import timezone
 
 from accounts.models import AgeStatus
@@ -18,6 +16,7 @@ from social import services
 from social.models import Challenge, ChallengesFrom
 from social.services import SocialError
 from tables.models import Seat, Table
+from tests.concurrency import at_once
 from tests.ledger.helpers import give, take_all
 
 ONE_ON_ONE = {"players": 2, "partners": False, "deal": 7, "target": 150}
@@ -297,29 +296,6 @@ def test_follow_and_unfollow(alice: Any, bob: Any) -> None:
 
 
 # --- a double accept, really at once --------------------------------------------------------------
-
-
-def at_once(*calls: Callable[[], Any]) -> list[Any]:
-    """Run the calls in threads released together; return their results (or exceptions)."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(i: int, call: Callable[[], Any]) -> None:
-        barrier.wait()
-        try:
-            results[i] = call()
-        except Exception as exc:  # reported to the test below
-            results[i] = exc
-        finally:
-            close_old_connections()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert not any(t.is_alive() for t in threads)
-    return results
 
 
 @pytest.mark.django_db(transaction=True)

@@ -8,14 +8,12 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import random
-import threading
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import close_old_connections
 
 from tables.models import Game, Table
+from tests.concurrency import at_once
 from tests.tournaments.conftest import (
     live_matches,
     make_event,
@@ -27,29 +25,6 @@ from tournaments import services
 from tournaments.models import Entry, Match, Tournament
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def at_once(*calls: Callable[[], Any]) -> list[Any]:
-    """Run the calls in threads released together; return their results (or exceptions)."""
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(i: int, call: Callable[[], Any]) -> None:
-        barrier.wait()
-        try:
-            results[i] = call()
-        except Exception as exc:  # reported to the test below
-            results[i] = exc
-        finally:
-            close_old_connections()
-
-    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert not any(t.is_alive() for t in threads)
-    return results
 
 
 def two_sweeps(now: dt.datetime) -> list[Any]:
