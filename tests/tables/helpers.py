@@ -115,8 +115,10 @@ async def receive_until(
                 return message
 
 
-async def next_reply(socket: WebsocketCommunicator, timeout: float = 10) -> dict[str, Any]:
-    """The next message other than a watcher count (those come whenever someone arrives)."""
+async def next_reply(socket: WebsocketCommunicator, timeout: float = 30) -> dict[str, Any]:
+    """The next message other than a watcher count (those come whenever someone arrives).
+    The wait is only a limit for a message that never comes: 30 s, which a machine running both
+    stacks' suites side by side meets (10 s once did not, for a game start with a house move)."""
     while True:
         message = await socket.receive_json_from(timeout=timeout)
         if message["type"] != "watchers":
