@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
 
+from dominoes_site.admin_base import ReadOnlyAdmin
 from pairing.models import Match, PoolEntry
 
 
-class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
 @admin.register(PoolEntry)
-class PoolEntryAdmin(ReadOnly):
+class PoolEntryAdmin(ReadOnlyAdmin):
     list_display = ["user", "cell", "status", "rating", "joined_at", "seated_at", "match"]
     list_filter = ["status", "cell"]
     search_fields = ["user__display_name", "user__email"]
@@ -30,6 +17,6 @@ class PoolEntryAdmin(ReadOnly):
 
 
 @admin.register(Match)
-class MatchAdmin(ReadOnly):
+class MatchAdmin(ReadOnlyAdmin):
     list_display = ["table", "cell", "status", "house_filled", "created_at", "confirm_by"]
     list_filter = ["status", "cell", "house_filled"]

@@ -7,22 +7,12 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from dominoes_site.admin_base import ReadOnlyAdmin
 from ratings.models import RatedGame, Rating, RatingChange
 
 
-class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
 @admin.register(Rating)
-class RatingAdmin(ReadOnly):
+class RatingAdmin(ReadOnlyAdmin):
     list_display = ["user", "pool", "rating", "deviation", "volatility", "games", "last_game_at"]
     list_filter = ["pool"]
     search_fields = ["user__display_name", "user__email"]
@@ -40,7 +30,7 @@ class RatingChangeInline(admin.TabularInline):  # type: ignore[type-arg]
 
 
 @admin.register(RatedGame)
-class RatedGameAdmin(ReadOnly):
+class RatedGameAdmin(ReadOnlyAdmin):
     list_display = ["game", "pool", "rated", "why_not", "at"]
     list_filter = ["pool", "rated", "why_not"]
     inlines = [RatingChangeInline]
