@@ -8,8 +8,10 @@ class LedgerConfig(AppConfig):
 
     def ready(self) -> None:
         from ledger import (
+            keeper,
             receivers,
             signals,  # noqa: F401  (connects the sign-up grant)
         )
 
         receivers.subscribe()  # tables.events: settle a finished game, refund one called off
+        keeper.register()  # tables.stakes: the ledger keeps the tables' stakes

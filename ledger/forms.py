@@ -1,4 +1,4 @@
-"""Forms of the ledger: the stake fields of the create-table form, buying, staff adjustments.
+"""Forms of the ledger: the stake's part of the create-table form, buying, staff adjustments.
 
 None of them names an account: the player is always the one logged in, and the only things a
 player chooses are a good and a quantity. Forms parse; services decide.
@@ -11,7 +11,6 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 from django.contrib.admin.widgets import AutocompleteSelect
-from django.forms.boundfield import BoundField
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
@@ -23,74 +22,64 @@ from ledger.services import (
     MAX_BUNDLE_ITEM,
     MAX_ORDER,
     MAX_STAKE,
-    LedgerError,
     StakeSpec,
 )
 
 CANTEEN_PREFIX = "canteen_"
 
 
-class StakeFields(forms.Form):
-    """Mixed into the create-table form: a stake in Dollars, or a canteen bundle of goods."""
+class StakeForm:
+    """The stake's part of the create-table form (tables.stakes.StakeForm; tables.forms.TableForm
+    adds its fields): a stake in Dollars, or a canteen bundle of goods, one field per good."""
 
-    stake = forms.IntegerField(
-        label=_("Stake (Dominologist Dollars)"),
-        min_value=0,
-        max_value=MAX_STAKE,
-        initial=10,
-        required=False,
-        help_text=_(
-            "What each player puts in the pot. 0 plays for nothing. To sit, a player needs twice "
-            "the stake at house tables (a skunk owes one more stake); in Fives and Threes, the "
-            "stake."
-        ),
-    )
-
-    stake_spec: StakeSpec | None = None
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self) -> None:
         self.goods = list(Good.objects.all())
+
+    def fields(self) -> dict[str, forms.Field]:
+        fields: dict[str, forms.Field] = {
+            "stake": forms.IntegerField(
+                label=_("Stake (Dominologist Dollars)"),
+                min_value=0,
+                max_value=MAX_STAKE,
+                initial=10,
+                required=False,
+                help_text=_(
+                    "What each player puts in the pot. 0 plays for nothing. To sit, a player "
+                    "needs twice the stake at house tables (a skunk owes one more stake); in "
+                    "Fives and Threes, the stake."
+                ),
+            )
+        }
         for good in self.goods:
-            self.fields[f"{CANTEEN_PREFIX}{good.pk}"] = forms.IntegerField(
+            fields[f"{CANTEEN_PREFIX}{good.pk}"] = forms.IntegerField(
                 label=str(good),
                 min_value=0,
                 max_value=MAX_BUNDLE_ITEM,
                 initial=0,
                 required=False,
             )
-
-    def is_stake_field(self, name: str) -> bool:
-        return name == "stake" or name.startswith(CANTEEN_PREFIX)
+        return fields
 
     @property
-    def rule_fields(self) -> list[BoundField]:
-        return [self[name] for name in self.fields if not self.is_stake_field(name)]
+    def canteen_names(self) -> list[str]:
+        return [f"{CANTEEN_PREFIX}{good.pk}" for good in self.goods]
 
-    @property
-    def canteen_fields(self) -> list[BoundField]:
-        return [self[name] for name in self.fields if name.startswith(CANTEEN_PREFIX)]
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
+    def spec(self, data: dict[str, Any]) -> StakeSpec | None:
         mode = data.get("mode")
         if mode in DOLLAR_MODES:
-            self.stake_spec = StakeSpec(dollars=data.get("stake") or 0)
-        elif mode in CANTEEN_MODES:
+            return StakeSpec(dollars=data.get("stake") or 0)
+        if mode in CANTEEN_MODES:
             bundle = tuple(
                 (good.pk, data.get(f"{CANTEEN_PREFIX}{good.pk}") or 0) for good in self.goods
             )
-            self.stake_spec = StakeSpec(bundle=tuple((g, q) for g, q in bundle if q))
-        else:
-            self.stake_spec = None  # Gym tables play for a workout
-        return data
+            return StakeSpec(bundle=tuple((g, q) for g, q in bundle if q))
+        return None  # Gym tables play for a workout
 
-    def add_ledger_error(self, exc: LedgerError) -> None:
-        """Put a ledger refusal on the field it is about."""
-        name: str | None = exc.field if exc.field in self.fields else None
-        if exc.field == "canteen" and self.canteen_fields:
-            name = self.canteen_fields[0].name
-        self.add_error(name, exc.message)
+    def field_for(self, field: str | None) -> str | None:
+        """A refusal about the canteen bet goes on its first good's field."""
+        if field == "canteen":
+            return self.canteen_names[0] if self.canteen_names else None
+        return field
 
 
 class BuyForm(forms.Form):

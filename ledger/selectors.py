@@ -25,9 +25,11 @@ from ledger.services import (
     amount_text,
     amounts_text,
     good_unit,
+    hold_key,
     next_allowance_at,
+    settle_key,
 )
-from tables.models import Table
+from tables.models import Game, Table
 
 # --- a player's locker -----------------------------------------------------------------------
 
@@ -304,6 +306,32 @@ def pot_text(table: Table) -> str:
         return ""
     goods = {g.pk: g for g in Good.objects.filter(pk__in=[u[1] for u in pot if u[1]])}
     return amounts_text(pot, goods)
+
+
+def settlement_of(game: Game) -> dict[str, Any] | None:
+    """What each seat won or paid when the staked, finished `game` was settled: per seat, each
+    unit's signed amount (what the settlement paid it, less the stake and skunk reserve held
+    from it at the start). None before the settlement, and for a game played for nothing."""
+    postings = {
+        p.key: p for p in Posting.objects.filter(key__in=[hold_key(game.pk), settle_key(game.pk)])
+    }
+    hold, settle = postings.get(hold_key(game.pk)), postings.get(settle_key(game.pk))
+    if hold is None or settle is None:
+        return None
+    players = len(hold.detail["players"])
+    factor = 2 if hold.detail["reserve"] else 1
+    net: list[dict[str, int]] = [{} for _ in range(players)]
+    for unit, amount in hold.detail["stake"].items():
+        paid = settle.detail["paid"].get(unit, {})
+        for seat in range(players):
+            net[seat][unit] = int(paid.get(str(seat), 0)) - amount * factor
+    goods = [int(unit.removeprefix("good:")) for unit in hold.detail["stake"] if ":" in unit]
+    units: dict[str, dict[str, Any]] = {
+        unit: {"kind": unit} for unit in hold.detail["stake"] if ":" not in unit
+    }
+    for good in Good.objects.filter(pk__in=goods):
+        units[f"good:{good.pk}"] = {"kind": "good", "name": good.name, "name_es": good.name_es}
+    return {"units": units, "net": net}
 
 
 def store_goods() -> list[Good]:

@@ -52,6 +52,7 @@ from ledger.models import (
     posting_allowed,
 )
 from tables.models import Game, Table
+from tables.stakes import StakeRefused
 
 log = logging.getLogger(__name__)
 
@@ -91,14 +92,11 @@ def unit_from_key(key: str) -> Unit:
 # --- errors ------------------------------------------------------------------------------------
 
 
-class LedgerError(Exception):
-    """A refused ledger request: a stable `code` and words for the player. Nothing was posted."""
-
-    def __init__(self, code: str, message: str, *, field: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.field = field
+class LedgerError(StakeRefused):
+    """A refused ledger request: a stable `code`, words for the player and the form field it is
+    about (`field`, or None). Nothing was posted. A tables.stakes.StakeRefused, so tables passes
+    the refusals of its stake keeper (ledger/keeper.py) on in the same words without importing
+    the ledger."""
 
 
 class InsufficientFunds(LedgerError):

@@ -116,7 +116,7 @@ def challenge_new(request: HttpRequest, pk: int) -> HttpResponse:
         except SettingsError as exc:  # the form checked; belt and braces
             form.add_error(None, str(exc))
         except LedgerError as exc:  # a stake the challenger cannot cover, or refused
-            form.add_ledger_error(exc)
+            form.add_stake_refusal(exc)
         except AccountNotAllowed as exc:
             form.add_error(None, exc.message)
         else:

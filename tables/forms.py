@@ -17,8 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from engine import SettingsError, TableSettings
 from engine.rules import MODE_RULES, Mode
-from ledger.forms import StakeFields
-from ledger.services import CANTEEN_MODES
+from tables import stakes
 from tables.models import MODE_CHOICES
 
 SHAPES = [
@@ -61,7 +60,7 @@ FIELD_FOR_SETTING = {
 }
 
 
-class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake or canteen bet
+class TableForm(forms.Form):
     mode = forms.ChoiceField(label=_("Mode"), choices=MODE_CHOICES, initial="citizen")
     shape = forms.ChoiceField(
         label=_("Players"),
@@ -169,6 +168,15 @@ class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake 
     )
 
     settings: TableSettings | None = None
+    #: What the table is played for, from the stake keeper's part of the form (after clean()).
+    stake_spec: Any = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The stake's fields ("stake", a canteen bet's goods) are the stake keeper's
+        # (tables/stakes.py): the ledger's, which tables does not import.
+        self.stake_form = stakes.keeper().stake_form()
+        self.fields.update(self.stake_form.fields())
 
     def fields_named(self, names: tuple[str, ...]) -> list[BoundField]:
         return [self[name] for name in names]
@@ -184,6 +192,15 @@ class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake 
     @property
     def gym_fields(self) -> list[BoundField]:
         return self.fields_named(GYM_FIELDS)
+
+    @property
+    def canteen_fields(self) -> list[BoundField]:
+        return [self[name] for name in self.stake_form.canteen_names]
+
+    def add_stake_refusal(self, refusal: stakes.StakeRefused) -> None:
+        """Put the stake keeper's refusal on the field it is about."""
+        name = self.stake_form.field_for(refusal.field)
+        self.add_error(name if name in self.fields else None, refusal.message)
 
     def options(self) -> dict[str, Any]:
         data = self.cleaned_data
@@ -255,6 +272,7 @@ class TableForm(StakeFields, forms.Form):  # ledger: StakeFields adds the stake 
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        self.stake_spec = self.stake_form.spec(self.cleaned_data)
         if self.errors:
             return data
         self.check_rules()
@@ -284,6 +302,7 @@ def either(values: tuple[int, ...]) -> str:
 
 def mode_rules_data() -> dict[str, dict[str, Any]]:
     """What the page's script needs to offer only the choices each mode allows."""
+    keeper = stakes.keeper()
     return {
         mode.value: {
             "head_to_head": not rules.house,
@@ -293,11 +312,7 @@ def mode_rules_data() -> dict[str, dict[str, Any]]:
             "count_by": list(rules.count_by_allowed),
             "count_by_default": rules.count_by_default,
             "clock_default": rules.clock_default,
-            "stake": "canteen"
-            if mode.value in CANTEEN_MODES
-            else "workout"
-            if rules.gym
-            else "dollars",
+            "stake": keeper.stake_kind(mode.value),  # "dollars", "canteen" or "workout"
         }
         for mode, rules in MODE_RULES.items()
     }

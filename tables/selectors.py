@@ -10,8 +10,7 @@ from django.conf import settings as django_settings
 from django.urls import reverse
 
 from engine import GameState, public_view, seat_view
-from ledger.models import Good, Posting
-from ledger.services import hold_key, settle_key
+from tables import stakes
 from tables.models import Game, Table, TableEvent
 
 #: A client further behind than this many events gets a snapshot instead of the events.
@@ -83,29 +82,11 @@ def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
 def settlement_of(game: Game | None) -> dict[str, Any] | None:
     """What each seat won or paid when a staked game was settled: per seat, each unit's signed
     amount (what the settlement paid it, less the stake and skunk reserve held from it at the
-    start). None before the settlement, and for a game played for nothing."""
+    start; the stake keeper reads it, tables/stakes.py). None before the settlement, and for a
+    game played for nothing."""
     if game is None or game.status != Game.Status.FINISHED:
         return None
-    postings = {
-        p.key: p for p in Posting.objects.filter(key__in=[hold_key(game.pk), settle_key(game.pk)])
-    }
-    hold, settle = postings.get(hold_key(game.pk)), postings.get(settle_key(game.pk))
-    if hold is None or settle is None:
-        return None
-    players = len(hold.detail["players"])
-    factor = 2 if hold.detail["reserve"] else 1
-    net: list[dict[str, int]] = [{} for _ in range(players)]
-    for unit, amount in hold.detail["stake"].items():
-        paid = settle.detail["paid"].get(unit, {})
-        for seat in range(players):
-            net[seat][unit] = int(paid.get(str(seat), 0)) - amount * factor
-    goods = [int(unit.removeprefix("good:")) for unit in hold.detail["stake"] if ":" in unit]
-    units: dict[str, dict[str, Any]] = {
-        unit: {"kind": unit} for unit in hold.detail["stake"] if ":" not in unit
-    }
-    for good in Good.objects.filter(pk__in=goods):
-        units[f"good:{good.pk}"] = {"kind": "good", "name": good.name, "name_es": good.name_es}
-    return {"units": units, "net": net}
+    return stakes.keeper().settlement_of(game)
 
 
 def player_of(user: Any) -> dict[str, Any]:

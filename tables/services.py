@@ -32,8 +32,7 @@ from engine import (
     Timeout,
     parse_action,
 )
-from ledger import services as ledger
-from tables import broadcast, selectors, signals, statements
+from tables import broadcast, selectors, signals, stakes, statements
 from tables.events import GameCalledOff, GameFinished, game_called_off, game_finished
 from tables.fairdeal import commitment_of, is_entropy, new_seed, shuffled_set
 from tables.models import Game, GameAction, Hand, Seat, Table, TableEvent
@@ -104,17 +103,18 @@ def table_create(
     mode: str,
     private: bool = False,
     on_leave: str = "wait",
-    stake: ledger.StakeSpec | None = None,
+    stake: Any = None,
     rated: bool = True,
     **options: Any,
 ) -> Table:
     """A new table with the mode's defaults and `options` (validated by the engine).
 
     The host takes seat 0. `on_leave` (Cut Throat and Partners): "wait" or "forfeit" when a
-    player's grace runs out. `stake` is what the table is played for (none: nothing). `rated`:
-    False for a casual table, whose games never change a rating (docs/ratings.md). Raises
-    SettingsError (naming the setting), AccountNotAllowed, or ledger.LedgerError (a refused
-    stake, or a host who cannot cover it).
+    player's grace runs out. `stake` is what the table is played for, as the stake keeper's
+    form made it (tables/stakes.py; the ledger's StakeSpec), None: nothing. `rated`: False for a
+    casual table, whose games never change a rating (docs/ratings.md). Raises SettingsError
+    (naming the setting), AccountNotAllowed, or stakes.StakeRefused (a refused stake, or a host
+    who cannot cover it).
     """
     ensure_may_play(host)
     settings = TableSettings.build(mode, **options)
@@ -146,7 +146,7 @@ def table_create(
             players=[None] * settings.players,
         )
         _new_hand(game, 1)
-        ledger.stake_set(table=table, spec=stake)  # ledger: the stake, covered by the host
+        stakes.keeper().stake_set(table=table, spec=stake)  # the stake, covered by the host
         _record(table, public=[{"type": "table_created"}])
     return table
 
@@ -336,7 +336,7 @@ def _start_game(table: Table, game: Game, seats: list[Seat], by: Any) -> list[Ev
     game.deadline = _turn_deadline(state, timezone.now(), None)
     game.save(update_fields=["players", "status", "state", "version", "deadline"])
     _save_actions(game, actions, first_version=1)
-    _ledger_call(ledger.game_stake_hold, game=game)  # ledger: stakes into the pot
+    _stake_call(stakes.keeper().game_stake_hold, game=game)  # stakes into the pot
     _clock_schedule(game)
     Table.objects.filter(pk=table.pk).update(status=Table.Status.PLAYING)
     table.status = Table.Status.PLAYING
@@ -459,20 +459,20 @@ def rematch_offer(*, table_id: int, user: Any, want: bool = True) -> Table:
     return table
 
 
-# --- the ledger (issue 7): stakes, settlement, voiding ----------------------------------------
+# --- stakes (tables/stakes.py: the ledger keeps them), voiding ----------------------------------
 
 
-def _ledger_call(service: Any, **kwargs: Any) -> Any:
-    """Call a ledger service; its refusal becomes a table refusal with the same words."""
+def _stake_call(ask: Any, **kwargs: Any) -> Any:
+    """Ask the stake keeper; its refusal becomes a table refusal with the same words."""
     try:
-        return service(**kwargs)
-    except ledger.LedgerError as exc:
+        return ask(**kwargs)
+    except stakes.StakeRefused as exc:
         raise TableError(exc.code, exc.message) from exc
 
 
 def _ensure_covers_stake(table: Table, user: Any) -> None:
     """To sit at a staked table a player must be able to cover what a game can cost them."""
-    _ledger_call(ledger.stake_check_cover, table=table, user=user)
+    _stake_call(stakes.keeper().stake_check_cover, table=table, user=user)
 
 
 def _ensure_staff_reason(by: Any, reason: str, refusal: str, ask: str) -> str:
@@ -486,10 +486,8 @@ def _ensure_staff_reason(by: Any, reason: str, refusal: str, ask: str) -> str:
 
 def _live_game_refusal(game: Game) -> TableError:
     """Why staff cannot void `game`, a game that is no longer waiting or in play."""
-    from ledger.models import Posting
-
     if game.status == Game.Status.FINISHED:
-        if Posting.objects.filter(key=ledger.settle_key(game.pk)).exists():
+        if stakes.keeper().stakes_settled(game):
             return TableError(
                 "settled",
                 _(

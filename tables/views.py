@@ -16,9 +16,7 @@ from django.views.decorators.http import require_POST
 from accounts.services import AccountNotAllowed
 from engine import SettingsError
 from house.forms import PracticeForm  # the lobby's Practice form (house players)
-from ledger import selectors as ledger_selectors
-from ledger.services import LedgerError
-from tables import services
+from tables import services, stakes
 from tables.forms import TableForm, mode_rules_data
 from tables.models import MODE_CHOICES, Presence, Table
 from tables.presence import PRESENCE_STALE_SECONDS
@@ -26,15 +24,16 @@ from tables.presence import PRESENCE_STALE_SECONDS
 
 def lobby_tables_context(request: HttpRequest) -> dict[str, object]:
     mode = request.GET.get("mode", "")
-    stake = request.GET.get("stake", "")  # ledger: the stake filter
-    stake = stake if stake in dict(ledger_selectors.STAKE_FILTERS) else ""
+    keeper = stakes.keeper()  # the ledger, through tables/stakes.py
+    stake = request.GET.get("stake", "")  # the stake filter
+    stake = stake if stake in dict(keeper.stake_filters) else ""
     tables = Table.objects.filter(
         private=False, status__in=[Table.Status.OPEN, Table.Status.PLAYING]
     )
     if mode in dict(MODE_CHOICES):
         tables = tables.filter(mode=mode)
-    tables = ledger_selectors.tables_by_stake(tables, stake)
-    balances = ledger_selectors.balances_of(request.user.pk)
+    tables = keeper.tables_by_stake(tables, stake)
+    balances = keeper.balances_of(request.user.pk)
     tables = (
         tables.select_related("host")
         .prefetch_related("seats__user")
@@ -46,7 +45,7 @@ def lobby_tables_context(request: HttpRequest) -> dict[str, object]:
     rows = []
     for table in tables:
         seats = list(table.seats.all())
-        stake_view = ledger_selectors.stake_view(table)
+        stake_view = keeper.stake_view(table)
         if stake == "covered" and not stake_view.covered_by(balances):
             continue
         rows.append(
@@ -67,7 +66,7 @@ def lobby_tables_context(request: HttpRequest) -> dict[str, object]:
         "mode": mode,
         "modes": MODE_CHOICES,
         "stake": stake,
-        "stakes": ledger_selectors.STAKE_FILTERS,
+        "stakes": keeper.stake_filters,
     }
 
 
@@ -117,8 +116,8 @@ def lobby(request: HttpRequest) -> HttpResponse:
             )
         except SettingsError as exc:  # the form checked; this is belt and braces
             form.add_error(None, str(exc))
-        except LedgerError as exc:  # ledger: a refused stake, or one the host cannot cover
-            form.add_ledger_error(exc)
+        except stakes.StakeRefused as exc:  # a refused stake, or one the host cannot cover
+            form.add_stake_refusal(exc)
         except AccountNotAllowed as exc:
             form.add_error(None, exc.message)
         else:
@@ -226,7 +225,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "table": table,
             "invite_url": invite_url,
             "ws_query": f"?code={code}" if code else "",
-            "stake": ledger_selectors.stake_view(table),  # ledger: what the table is played for
-            "pot": ledger_selectors.pot_text(table),
+            "stake": stakes.keeper().stake_view(table),  # what the table is played for
+            "pot": stakes.keeper().pot_text(table),
         },
     )

@@ -118,20 +118,9 @@ def test_a_game_called_off_refunds_and_is_never_rated(pair: list[User]) -> None:
 
 # --- the import graph ---------------------------------------------------------------------------
 
-#: Apps that react to tables' events: tables must import nothing of theirs.
-SUBSCRIBERS = ("gym", "history", "ratings", "tournaments", "staff")
-#: What tables still imports from the ledger (docs/architecture.md says why): the stake a table
-#: is played for, held when a game starts and checked when a player sits, shown on its page.
-LEDGER_ALLOWED = {
-    ("tables/services.py", "ledger"),  # stake_set, game_stake_hold, stake_check_cover, ...
-    ("tables/services.py", "ledger.models"),  # Posting: was the game settled (void refusal)
-    ("tables/selectors.py", "ledger.models"),
-    ("tables/selectors.py", "ledger.services"),
-    ("tables/forms.py", "ledger.forms"),
-    ("tables/forms.py", "ledger.services"),
-    ("tables/views.py", "ledger"),
-    ("tables/views.py", "ledger.services"),
-}
+#: Apps that react to tables' events: tables must import nothing of theirs. The ledger too: it
+#: keeps the tables' stakes through tables/stakes.py (tests/tables/test_stake_keeper.py).
+SUBSCRIBERS = ("gym", "history", "ledger", "ratings", "tournaments", "staff")
 
 
 def _imports(path: Path) -> set[str]:
@@ -159,19 +148,6 @@ def test_tables_imports_none_of_the_apps_that_react() -> None:
         if module.split(".")[0] in SUBSCRIBERS
     }
     assert offending == set()
-
-
-def test_tables_imports_only_the_stake_from_the_ledger() -> None:
-    used = set()
-    for path in _tables_files():
-        for module in _imports(path):
-            if module.split(".")[0] == "ledger":
-                rel = str(path.relative_to(ROOT))
-                parent = module.rsplit(".", 1)[0]
-                if (rel, module) in LEDGER_ALLOWED or (rel, parent) in LEDGER_ALLOWED:
-                    continue
-                used.add((rel, module))
-    assert used == set()
     # ...and never settles or refunds a game itself: that is the ledger's subscriber.
     source = "\n".join(p.read_text() for p in _tables_files())
     assert "game_settle" not in source and "game_refund" not in source
