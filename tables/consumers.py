@@ -49,6 +49,7 @@ MAX_REQUEST_ID = 64
 class TableConsumer(HouseConsumer):
     table_id: int
     seat: int | None = None
+    seat_seq: int = 0  # the table's event number that `seat` was last learned at
     group: str | None = None
     is_host: bool = False
     present: bool = False
@@ -95,7 +96,7 @@ class TableConsumer(HouseConsumer):
             return False
         user = self.scope["user"]
         game = selectors.live_game(table)
-        self.seat = selectors.seat_number(table, game, user.pk)
+        self.seat, self.seat_seq = selectors.seat_number(table, game, user.pk), table.seq
         self.is_host = table.host_id == user.pk
         if table.private and self.seat is None and not self.is_host:
             code = _query_value(self.scope, "code")
@@ -111,9 +112,12 @@ class TableConsumer(HouseConsumer):
         )
         if wanted == self.group:
             return
+        # Into the new group before out of the old: never a moment in neither, when an update
+        # would reach neither (one sent in the overlap comes twice, and the second is not sent
+        # on: a repeated seq). Before the deal every audience's update is the same.
+        await self.channel_layer.group_add(wanted, self.channel_name)
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
-        await self.channel_layer.group_add(wanted, self.channel_name)
         self.group = wanted
 
     async def disconnect(self, code: int) -> None:
@@ -223,7 +227,7 @@ class TableConsumer(HouseConsumer):
             return None
         user_id = self.scope["user"].pk
         game = selectors.live_game(table)
-        self.seat = selectors.seat_number(table, game, user_id)
+        self.seat, self.seat_seq = selectors.seat_number(table, game, user_id), table.seq
         reply: dict[str, Any] = {
             "type": "snapshot",
             "seq": table.seq,
@@ -243,10 +247,25 @@ class TableConsumer(HouseConsumer):
     async def on_sit(self, content: dict[str, Any]) -> None:
         number = _whole(content, "seat")
         user = self.scope["user"]
-        await self.call(services.seat_take, table_id=self.table_id, user=user, number=number)
+        table = await self.call(
+            services.seat_take, table_id=self.table_id, user=user, number=number
+        )
+        await self._seat_changed(number, table.seq)
 
     async def on_stand(self, content: dict[str, Any]) -> None:
-        await self.call(services.seat_leave, table_id=self.table_id, user=self.scope["user"])
+        table = await self.call(
+            services.seat_leave, table_id=self.table_id, user=self.scope["user"]
+        )
+        await self._seat_changed(None, table.seq)
+
+    async def _seat_changed(self, seat: int | None, seq: int) -> None:
+        """This socket's own sit or stand (the table at event `seq`): into the new seat's group
+        now, before its next frame is read. Waiting for the update to say so (as for a seat
+        changed by someone else) let the next action's update (a `ready` that starts the game)
+        go to the old group first, and this socket missed it."""
+        if seq >= self.seat_seq:
+            self.seat, self.seat_seq = seat, seq
+        await self._join_group()
 
     async def on_ready(self, content: dict[str, Any]) -> None:
         ready = _flag(content, "ready", _("ready is true or false."))
@@ -386,9 +405,11 @@ class TableConsumer(HouseConsumer):
                 ),
                 None,
             )
-            if mine != self.seat:
+            if mine != self.seat and message["seq"] > self.seat_seq:
                 # Before the deal every audience sees the same; a repeated seq is not sent.
-                self.seat = mine
+                # (An update older than what placed this socket, from before its own sit or
+                # stand, does not move it back.)
+                self.seat, self.seat_seq = mine, message["seq"]
                 await self._join_group()
         if not self.answered:
             self.held.append(message)
