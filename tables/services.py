@@ -760,14 +760,28 @@ def _commit_action(
             finished_at=now,
             result=state.result.to_dict() if state.result else None,
         )
-    updated = statements.update_where(Game, changes, {"id": game.pk, "version": game.version})
-    if not updated:
-        raise StaleVersion(game.version)
+    # The game, its actions, the table's number and the events: one round trip on PostgreSQL
+    # (statements.Writes), sent by _record; a finished game sends them before its subscribers.
+    writes = statements.Writes(Game)
+    version_before = game.version
+    writes.update_where(
+        Game,
+        changes,
+        {"id": game.pk, "version": version_before},
+        or_raise=lambda: StaleVersion(version_before),
+    )
     for name, value in changes.items():
         setattr(game, name, value)
-    _save_actions(game, actions, first_version=new_version - len(actions) + 1, by_player=by_player)
+    _save_actions(
+        game,
+        actions,
+        first_version=new_version - len(actions) + 1,
+        by_player=by_player,
+        writes=writes,
+    )
     table = game.table
     if state.is_over:
+        writes.run()  # the subscribers read the finished game
         Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
         table.status = Table.Status.FINISHED
         _game_over(game, state)
@@ -782,6 +796,7 @@ def _commit_action(
         state=state,
         lobby=state.is_over,
         picture=picture_changed,
+        writes=writes,
     )
     signals.announce_turn(game, state)  # house players (house/receivers.py)
     return ActResult(version=new_version, seq=seq, events=events)
@@ -915,11 +930,17 @@ def clock_sweep(*, now: datetime | None = None) -> int:
 
 
 def _save_actions(
-    game: Game, actions: list[dict[str, Any]], *, first_version: int, by_player: bool = False
+    game: Game,
+    actions: list[dict[str, Any]],
+    *,
+    first_version: int,
+    by_player: bool = False,
+    writes: statements.Writes | None = None,
 ) -> None:
-    """Append the applied actions; the first is the player's own when `by_player`."""
+    """Append the applied actions; the first is the player's own when `by_player`. With
+    `writes`, among the writes it gathers (sent by its owner)."""
     now = timezone.now()
-    statements.insert_rows(
+    (writes.insert_rows if writes is not None else statements.insert_rows)(
         GameAction,
         [
             {
@@ -948,12 +969,14 @@ def _record(
     state: GameState | None = None,
     lobby: bool = True,
     picture: bool = True,
+    writes: statements.Writes | None = None,
 ) -> int:
     """Raise the table's event number, keep what changed for each audience, broadcast on commit.
 
     `game` and `state`, when the caller has them, spare the broadcast from reading them again;
     `lobby` says whether the lobby's list of tables changed, `picture` whether the table's own
     picture did. A seat's private list is kept only where it differs from the public one.
+    `writes`: the caller's gathered writes, sent here with these two (statements.Writes).
     """
     public = list(public or [])
     private: dict[str, list[dict[str, Any]]] = {}
@@ -965,11 +988,18 @@ def _record(
                 private[str(seat)] = public + own
         public = public + shown
     seq = table.seq + 1
-    updated = statements.update_where(Table, {"seq": seq}, {"id": table.pk, "seq": table.seq})
-    if not updated:
-        raise TableError("stale", _("The table changed at the same moment; please try again."))
+    if writes is None:
+        writes = statements.Writes(Table)
+    writes.update_where(
+        Table,
+        {"seq": seq},
+        {"id": table.pk, "seq": table.seq},
+        or_raise=lambda: TableError(
+            "stale", _("The table changed at the same moment; please try again.")
+        ),
+    )
     table.seq = seq
-    statements.insert_rows(
+    writes.insert_rows(
         TableEvent,
         [
             {
@@ -981,6 +1011,7 @@ def _record(
             }
         ],
     )
+    writes.run()
     transaction.on_commit(
         lambda: broadcast.table_changed(
             table, seq, public, private, game=game, state=state, lobby=lobby, picture=picture

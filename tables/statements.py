@@ -11,6 +11,7 @@ connected to these models).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -57,9 +58,7 @@ def _json_loads(value: Any, expression: Any, connection: Any) -> Any:
         return value
 
 
-def update_where(model: type[models.Model], changes: dict[str, Any], where: dict[str, Any]) -> int:
-    """UPDATE model SET changes WHERE every `where` field equals its value; the rows changed."""
-    connection = _connection(model)
+def _update_sql(connection: Any, model: type[models.Model], changes: Any, where: Any) -> str:
     key = ("update", connection.alias, model._meta.label, tuple(changes), tuple(where))
     sql = _SQL.get(key)
     if sql is None:
@@ -72,11 +71,37 @@ def update_where(model: type[models.Model], changes: dict[str, Any], where: dict
             + " AND ".join(f"{column[f]} = %s" for f in where)
         )
         _SQL[key] = sql
+    return sql
+
+
+def _update_params(
+    connection: Any, model: type[models.Model], changes: dict[str, Any], where: dict[str, Any]
+) -> list[Any]:
     params = [_value(model, f, v, connection) for f, v in changes.items()]
-    params += [_value(model, f, v, connection) for f, v in where.items()]
+    return params + [_value(model, f, v, connection) for f, v in where.items()]
+
+
+def update_where(model: type[models.Model], changes: dict[str, Any], where: dict[str, Any]) -> int:
+    """UPDATE model SET changes WHERE every `where` field equals its value; the rows changed."""
+    connection = _connection(model)
+    sql = _update_sql(connection, model, changes, where)
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, _update_params(connection, model, changes, where))
         return int(cursor.rowcount)
+
+
+def _insert_sql(connection: Any, model: type[models.Model], fields: tuple[str, ...], n: int) -> str:
+    key = ("insert", connection.alias, model._meta.label, fields, n)
+    sql = _SQL.get(key)
+    if sql is None:
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(model._meta.get_field(f).column) for f in fields)
+        one = "(" + ", ".join(["%s"] * len(fields)) + ")"
+        sql = f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES " + ", ".join(
+            [one] * n
+        )
+        _SQL[key] = sql
+    return sql
 
 
 def insert_rows(model: type[models.Model], rows: list[dict[str, Any]]) -> None:
@@ -85,19 +110,84 @@ def insert_rows(model: type[models.Model], rows: list[dict[str, Any]]) -> None:
         return
     connection = _connection(model)
     fields = tuple(rows[0])
-    key = ("insert", connection.alias, model._meta.label, fields, len(rows))
-    sql = _SQL.get(key)
-    if sql is None:
-        quote = connection.ops.quote_name
-        columns = ", ".join(quote(model._meta.get_field(f).column) for f in fields)
-        one = "(" + ", ".join(["%s"] * len(fields)) + ")"
-        sql = f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES " + ", ".join(
-            [one] * len(rows)
-        )
-        _SQL[key] = sql
+    sql = _insert_sql(connection, model, fields, len(rows))
     params = [_value(model, f, row[f], connection) for row in rows for f in fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
+
+
+class Writes:
+    """A transaction's writes sent together: on PostgreSQL one statement (a writable CTE), so a
+    move's four writes (the game, its actions, the table's event number, the events) cost one
+    round trip instead of four; elsewhere (SQLite has no writable CTEs, and its "round trip"
+    is a function call) each is made as it is added.
+
+    An update names the exception to raise when it changed no row (the compare-and-set lost);
+    on PostgreSQL that is known, and raised, at `run()`, still inside the caller's transaction,
+    which it rolls back whole (the CTE's other writes included). All the writes see the
+    database as it was before the statement, so none may depend on another's effect; and a
+    caller that reads what it wrote (or lets others read it) calls `run()` first.
+    """
+
+    def __init__(self, model: type[models.Model]) -> None:
+        self.connection = _connection(model)
+        self.deferred = self.connection.vendor == "postgresql"
+        self._parts: list[tuple[str, list[Any], Callable[[], Exception] | None]] = []
+
+    def update_where(
+        self,
+        model: type[models.Model],
+        changes: dict[str, Any],
+        where: dict[str, Any],
+        *,
+        or_raise: Callable[[], Exception],
+    ) -> None:
+        """UPDATE model SET changes WHERE every `where` field equals its value; no row changed
+        raises `or_raise()`."""
+        if not self.deferred:
+            if not update_where(model, changes, where):
+                raise or_raise()
+            return
+        sql = _update_sql(self.connection, model, changes, where)
+        params = _update_params(self.connection, model, changes, where)
+        self._parts.append((sql, params, or_raise))
+
+    def insert_rows(self, model: type[models.Model], rows: list[dict[str, Any]]) -> None:
+        if not self.deferred:
+            insert_rows(model, rows)
+            return
+        if not rows:
+            return
+        fields = tuple(rows[0])
+        sql = _insert_sql(self.connection, model, fields, len(rows))
+        params = [_value(model, f, row[f], self.connection) for row in rows for f in fields]
+        self._parts.append((sql, params, None))
+
+    def run(self) -> None:
+        """Send what was gathered (nothing, where each write was made as it came)."""
+        parts, self._parts = self._parts, []
+        if not parts:
+            return
+        key = ("cte", self.connection.alias, *(sql for sql, _params, _check in parts))
+        sql = _SQL.get(key)
+        if sql is None:
+            names = [f"w{i}" for i in range(len(parts))]
+            sql = (
+                "WITH "
+                + ", ".join(
+                    f"{n} AS ({p[0]} RETURNING 1)" for n, p in zip(names, parts, strict=True)
+                )
+                + " SELECT "
+                + ", ".join(f"(SELECT count(*) FROM {n})" for n in names)
+            )
+            _SQL[key] = sql
+        params = [value for _sql, p, _check in parts for value in p]
+        with self.connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            counts = cursor.fetchone()
+        for (_sql, _params, or_raise), count in zip(parts, counts, strict=True):
+            if or_raise is not None and not count:
+                raise or_raise()
 
 
 def _converters(field: models.Field[Any, Any], connection: Any) -> list[tuple[Any, Any]]:
