@@ -38,6 +38,9 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
         self.inboxes = Inboxes(self.expiry)
         self._reader: asyncio.Task[None] | None = None
         self._reader_loop: asyncio.AbstractEventLoop | None = None
+        # This process's own members of each group, as its group_add/group_discard left them
+        # (when each was added): `deliver_local` serves them without asking Redis.
+        self._local_members: dict[str, dict[str, float]] = {}
 
     # One reader a process ---------------------------------------------------------------------
     #
@@ -95,7 +98,8 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
                 # A message may come before its consumer's first receive: its queue waits.
                 for target in targets if isinstance(targets, list) else [targets]:
                     self.inboxes.put(target, message, self.get_capacity(target), known_only=False)
-            self.inboxes.sweep()
+            for gone in self.inboxes.sweep():
+                self._forget_local(gone)
 
     async def flush(self) -> None:
         if self._reader is not None and self._reader_loop is asyncio.get_running_loop():
@@ -109,6 +113,49 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
     def _local_prefix(self) -> str:
         """The start of every channel name of this process (see `new_channel`)."""
         return f"specific.{self.client_prefix}!"
+
+    # This process's own members ---------------------------------------------------------------
+    #
+    # A channel of this process joins and leaves groups only through this process's layer, so
+    # the layer knows its own members without asking Redis, and a message for them can be put
+    # on their queues the moment it is sent: from the synchronous code that sends it (the
+    # move's on-commit broadcast, dominoes_site/layer.py), before the event loop is even free,
+    # instead of after a round trip to Redis in the loop's sender task, queued behind every
+    # other batch. Redis still holds every member (for the other processes' senders).
+
+    async def group_add(self, group: str, channel: str) -> None:
+        await super().group_add(group, channel)
+        if channel.startswith(self._local_prefix()):
+            self._local_members.setdefault(group, {})[channel] = time.time()
+
+    async def group_discard(self, group: str, channel: str) -> None:
+        members = self._local_members.get(group)
+        if members is not None:
+            members.pop(channel, None)
+            if not members:
+                self._local_members.pop(group, None)
+        await super().group_discard(group, channel)
+
+    def _forget_local(self, channel: str) -> None:
+        for group in list(self._local_members):
+            members = self._local_members.get(group)
+            if members is not None and members.pop(channel, None) is not None and not members:
+                self._local_members.pop(group, None)
+
+    def deliver_local(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
+        """Put each message on the queue of every member of its group in this process, now,
+        in the order given. Safe from any thread (a queue on another thread's loop is reached
+        with call_soon_threadsafe). A member older than `group_expiry` is gone, as in Redis."""
+        oldest = time.time() - self.group_expiry
+        for group, message in messages:
+            members = self._local_members.get(group)
+            if not members:
+                continue
+            for channel, added in list(members.items()):
+                if added < oldest:
+                    members.pop(channel, None)
+                    continue
+                self.inboxes.put(channel, message, self.get_capacity(channel), known_only=False)
 
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
         """One group's message: as `group_send_many` (this process's members served here)."""
@@ -151,8 +198,12 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
         return over_capacity
     """
 
-    async def group_send_many(self, messages: list[tuple[str, dict[str, Any]]]) -> None:
+    async def group_send_many(
+        self, messages: list[tuple[str, dict[str, Any]]], *, delivered_here: bool = False
+    ) -> None:
         """Several group_sends, in the order given, in one or two round trips to Redis.
+        `delivered_here`: the caller already gave this process's members theirs
+        (`deliver_local`); otherwise that is done first.
 
         channels_redis's `group_send` costs four round trips a group (expire the group, read its
         members, expire each member's queue, then an EVAL carrying the script's text), and one
@@ -167,6 +218,8 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
             for group, message in messages:
                 await super().group_send(group, message)
             return
+        if not delivered_here:
+            self.deliver_local(messages)
         connection = self.connection(0)
         now = time.time()
         if self._members_script is None:
@@ -182,15 +235,10 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
         local = self._local_prefix()
         for i, (_group, message) in enumerate(messages):
             members = [name.decode("utf8") for name in found[i]]
-            # This process's own members get the message from here, not through Redis: no
-            # serialising, no queue, no reader's round trip (a table's sockets all sit on one
-            # daphne when the proxy routes by table, docs/deploy.md).
-            remote = []
-            for member in members:
-                if member.startswith(local):
-                    self.inboxes.put(member, message, self.get_capacity(member), known_only=False)
-                else:
-                    remote.append(member)
+            # This process's own members got the message from deliver_local, not through
+            # Redis: no serialising, no queue, no reader's round trip (a table's sockets all sit
+            # on one daphne when the proxy routes by table, docs/deploy.md).
+            remote = [member for member in members if not member.startswith(local)]
             if not remote:
                 continue
             _, to_send, capacity = self._map_channel_keys_to_connection(remote, message)

@@ -55,7 +55,9 @@ def group_send(group: str, message: dict[str, Any]) -> None:
 def group_send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
     """Send several group messages at once: one hop to the event loop, the sends concurrent.
 
-    Inside daphne the batch is handed to the server's event loop and not waited for: the
+    On the Redis layer this process's own sockets get their messages at once, from here (the
+    layer knows its own members: HouseRedisChannelLayer.deliver_local). Inside daphne the batch
+    is handed to the server's event loop and not waited for: the
     database thread (one per daphne, shared by every socket) goes straight on to the next
     message instead of idling while the channel layer writes. One sender task per event loop
     sends the batches in the order they were handed over, so a table's updates leave in the
@@ -67,29 +69,38 @@ def group_send_many(messages: list[tuple[str, dict[str, Any]]]) -> None:
         return
     loop = _outer_loop()
     if loop is not None:
-        loop.call_soon_threadsafe(_outbox(loop, layer).put_nowait, messages)
+        # This process's own sockets get theirs now (the Redis layer knows them: see its
+        # deliver_local), the others' after the loop's sender has reached Redis.
+        deliver_local = getattr(layer, "deliver_local", None)
+        if deliver_local is not None:
+            deliver_local(messages)
+        batch = (messages, deliver_local is not None)
+        loop.call_soon_threadsafe(_outbox(loop, layer).put_nowait, batch)
         return
 
     async def send_all() -> None:
-        await _send_batch(layer, messages)
+        await _send_batch(layer, messages, delivered_here=False)
 
     asyncio.run_coroutine_threadsafe(send_all(), _background_loop()).result(timeout=30)
 
 
-async def _send_batch(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
-    if hasattr(layer, "group_send_many"):  # the house's layers: the whole batch at once
+async def _send_batch(
+    layer: Any, messages: list[tuple[str, dict[str, Any]]], *, delivered_here: bool
+) -> None:
+    if delivered_here:
+        await layer.group_send_many(messages, delivered_here=True)
+    elif hasattr(layer, "group_send_many"):  # the house's layers: the whole batch at once
         await layer.group_send_many(messages)
     else:
         await asyncio.gather(*(layer.group_send(group, message) for group, message in messages))
 
 
-_outboxes: dict[asyncio.AbstractEventLoop, asyncio.Queue[list[tuple[str, dict[str, Any]]]]] = {}
+_Batch = tuple[list[tuple[str, dict[str, Any]]], bool]
+_outboxes: dict[asyncio.AbstractEventLoop, asyncio.Queue[_Batch]] = {}
 _outbox_lock = threading.Lock()
 
 
-def _outbox(
-    loop: asyncio.AbstractEventLoop, layer: Any
-) -> asyncio.Queue[list[tuple[str, dict[str, Any]]]]:
+def _outbox(loop: asyncio.AbstractEventLoop, layer: Any) -> asyncio.Queue[_Batch]:
     """The queue of batches waiting to be sent on `loop`, with its sender task (made on first
     use, from any thread; the task itself starts on the loop)."""
     with _outbox_lock:
@@ -101,10 +112,10 @@ def _outbox(
         return queue
 
 
-async def _sender(queue: asyncio.Queue[list[tuple[str, dict[str, Any]]]], layer: Any) -> None:
+async def _sender(queue: asyncio.Queue[_Batch], layer: Any) -> None:
     while True:
-        messages = await queue.get()
+        messages, delivered_here = await queue.get()
         try:
-            await _send_batch(layer, messages)
+            await _send_batch(layer, messages, delivered_here=delivered_here)
         except Exception:  # a lost update is caught up by the client's resume; keep sending
             log.exception("channel layer: could not send %d group messages", len(messages))

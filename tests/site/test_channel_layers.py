@@ -173,3 +173,40 @@ async def test_redis_layer_serves_its_own_members_itself_and_the_others_through_
     finally:
         await here.group_discard("split.group", mine)
         await here.group_discard("split.group", theirs)
+
+
+@pytest.mark.skipif(not settings.REDIS_URL, reason="the Redis layer runs on the production stack")
+async def test_redis_layer_hands_its_own_members_theirs_before_any_await() -> None:
+    """From synchronous code (a move's on-commit broadcast), this process's members get the
+    message on their queues at once, before the event loop has run anything (Redis is only
+    for the other processes' members); a member that left gets nothing more."""
+    from channels.layers import get_channel_layer
+
+    from dominoes_site import layer as sending
+
+    here = get_channel_layer()
+    mine, other = await here.new_channel(), await here.new_channel()
+    await here.group_add("now.group", mine)
+    await here.group_add("now.elsewhere", other)
+    waiting = asyncio.ensure_future(here.receive(mine))
+    await asyncio.sleep(0)  # the consumer waits on its queue
+    here.deliver_local([("now.group", {"type": "x.y", "n": 1}), ("now.other", {"type": "x.z"})])
+    assert here.inboxes._by_name[mine].queue.qsize() == 1  # there before any await
+    assert (await asyncio.wait_for(waiting, 10))["n"] == 1
+    # ... and the sender that follows (delivered_here) does not give it to them a second time
+    await here.group_send_many([("now.group", {"type": "x.y", "n": 1})], delivered_here=True)
+    await here.group_send("now.group", {"type": "x.y", "n": 2})
+    assert (await asyncio.wait_for(here.receive(mine), 10))["n"] == 2
+    # the synchronous path as the site uses it: from a thread, handed to this loop
+    from asgiref.sync import sync_to_async
+
+    await sync_to_async(sending.group_send_many)([("now.group", {"type": "x.y", "n": 3})])
+    assert (await asyncio.wait_for(here.receive(mine), 10))["n"] == 3
+    await here.group_discard("now.group", mine)
+    await here.group_add("now.marker", mine)
+    here.deliver_local([("now.group", {"type": "x.y", "n": 4})])
+    await here.group_send("now.group", {"type": "x.y", "n": 5})
+    await here.group_send("now.marker", {"type": "x.y", "n": 6})
+    assert (await asyncio.wait_for(here.receive(mine), 10))["n"] == 6  # not 4 or 5
+    await here.group_discard("now.marker", mine)
+    await here.group_discard("now.elsewhere", other)
