@@ -88,3 +88,8 @@ application = ProtocolTypeRouter(
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+# Short garbage-collection pauses for a long-lived server (dominoes_site/gc_policy.py).
+from dominoes_site import gc_policy  # noqa: E402
+
+gc_policy.install(settings.SERVER_GC_FULL_SECONDS)

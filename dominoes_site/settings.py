@@ -43,6 +43,7 @@ HOUSE_VARIABLES = [
     "AGE_VERIFY_WITHIN_DAYS",
     "GYM_CLOCK_GRACE_MS",
     "SOCKET_DATABASE_INLINE",
+    "SERVER_GC_FULL_SECONDS",
     "GYM_CLOCK_SWEEP_SECONDS",
     "LEAVE_GRACE_SECONDS",
     "LEAVE_GRACE_CLOSED_SECONDS",
@@ -346,6 +347,9 @@ GYM_CLOCK_GRACE_MS = env.int("GYM_CLOCK_GRACE_MS", default=300)
 # A socket's database work runs in its event loop's own thread (dominoes_site/db_hop.py);
 # false: in channels' database thread, as database_sync_to_async does.
 SOCKET_DATABASE_INLINE = env.bool("SOCKET_DATABASE_INLINE", default=True)
+# A daphne freezes what survives each full garbage collection and makes one whole collection
+# every this many seconds (dominoes_site/gc_policy.py); 0: Python's own collector as it is.
+SERVER_GC_FULL_SECONDS = env.float("SERVER_GC_FULL_SECONDS", default=0.0 if TESTING else 600.0)
 
 # --- House players ---------------------------------------------------------------------------
 # Seconds a house player waits before it acts, so people can follow the game (0 under tests).
