@@ -7,4 +7,13 @@ class HouseConfig(AppConfig):
     verbose_name = _("House players")
 
     def ready(self) -> None:
-        from house import receivers  # noqa: F401  (connects the turn listener)
+        from house import (
+            receivers,  # noqa: F401  (connects the turn listener)
+            socket,
+        )
+        from house.forms import PracticeForm
+        from tables.views import LOBBY_FORMS
+
+        socket.register()  # house_sit, house_remove on the table socket
+        if PracticeForm.for_lobby not in LOBBY_FORMS:
+            LOBBY_FORMS.append(PracticeForm.for_lobby)  # the lobby's Practice form

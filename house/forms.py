@@ -30,6 +30,11 @@ class PracticeForm(forms.Form):
         ),
     )
 
+    @staticmethod
+    def for_lobby() -> dict[str, object]:
+        """The lobby's empty Practice form (tables.views.LOBBY_FORMS)."""
+        return {"practice_form": PracticeForm(prefix="practice")}
+
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         if data.get("mode") in HEAD_TO_HEAD and data.get("shape") not in (None, "one_on_one"):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -24,7 +25,6 @@ from django.utils.translation import gettext as _
 from chat.services import ChatError, chat_recent, chat_report, chat_send
 from dominoes_site import db_hop
 from dominoes_site.consumers import CLOSE_ABUSE, HouseConsumer, server_time
-from house import services as house
 from tables import broadcast, presence, selectors, services
 from tables.models import Table
 
@@ -347,29 +347,9 @@ class TableConsumer(HouseConsumer):
         )
         await self.send_json({"type": "reported", "request_id": _request_id(content)})
 
-    async def on_house_sit(self, content: dict[str, Any]) -> None:
-        """The host seats a house player (house/services.py)."""
-        number = _whole(content, "seat")
-        level = content.get("level")
-        if type(level) is not str:
-            raise services.TableError(
-                "bad_field", _("level is rookie, regular or shark."), field="level"
-            )
-        await self.call(
-            house.house_seat_add,
-            table_id=self.table_id,
-            host=self.scope["user"],
-            number=number,
-            level=level,
-        )
-
-    async def on_house_remove(self, content: dict[str, Any]) -> None:
-        number = _whole(content, "seat")
-        await self.call(
-            house.house_seat_remove, table_id=self.table_id, host=self.scope["user"], number=number
-        )
-
-    HANDLERS = {
+    #: Each message type's handler, called as handler(consumer, content); other apps add theirs
+    #: with `add_handler` (below).
+    HANDLERS: dict[str, Callable[[Any, dict[str, Any]], Awaitable[None]]] = {
         "ping": on_ping,
         "claim": on_claim,
         "abort": on_abort,
@@ -383,8 +363,6 @@ class TableConsumer(HouseConsumer):
         "remove": on_remove,
         "wash": on_wash,
         "act": on_act,
-        "house_sit": on_house_sit,
-        "house_remove": on_house_remove,
     }
 
     # --- outgoing -------------------------------------------------------------------------
@@ -487,6 +465,25 @@ def _language(scope: dict[str, Any]) -> str:
         if language in dict(settings.LANGUAGES):
             return str(language)
     return settings.LANGUAGE_CODE
+
+
+def add_handler(kind: str, handler: Callable[[Any, dict[str, Any]], Awaitable[None]]) -> None:
+    """Let another app answer a message type on the table socket: `await handler(consumer,
+    content)`, with the consumer's `call` (a service in one database hop, its refusals sent
+    back as errors) and `whole_field`. Registered from the app's AppConfig.ready() (the house:
+    `house_sit`, `house_remove`), so tables imports none of the apps that add to it."""
+    held = TableConsumer.HANDLERS.get(kind)
+    if held is not None and held is not handler:
+        same = getattr(held, "__qualname__", None) == getattr(handler, "__qualname__", "")
+        if not same:
+            raise ValueError(f"the table socket already answers {kind!r} with {held!r}")
+    TableConsumer.HANDLERS[kind] = handler
+
+
+def whole_field(content: dict[str, Any], name: str, message: str | None = None) -> int:
+    """A whole-number field of a message (as the table socket reads its own): a JSON integer
+    from 0 to MAX_WHOLE; otherwise a `bad_field` refusal naming it."""
+    return _whole(content, name, message)
 
 
 def _whole(content: dict[str, Any], name: str, message: str | None = None) -> int:

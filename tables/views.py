@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.contrib import messages
@@ -15,11 +16,14 @@ from django.views.decorators.http import require_POST
 
 from accounts.services import AccountNotAllowed
 from engine import SettingsError
-from house.forms import PracticeForm  # the lobby's Practice form (house players)
 from tables import services, stakes
 from tables.forms import TableForm, mode_rules_data
 from tables.models import MODE_CHOICES, Presence, Table
 from tables.presence import PRESENCE_STALE_SECONDS
+
+#: Other apps' forms on the lobby page: each gives template context (the house: its Practice
+#: form, `practice_form`), registered from its AppConfig.ready(), so tables imports none of them.
+LOBBY_FORMS: list[Callable[[], dict[str, object]]] = []
 
 
 def lobby_tables_context(request: HttpRequest) -> dict[str, object]:
@@ -128,11 +132,10 @@ def lobby(request: HttpRequest) -> HttpResponse:
             else:
                 messages.success(request, _("Your table is open: it is listed in the lobby."))
             return redirect(table.get_absolute_url())
-    context = {
-        "form": form,
-        "practice_form": PracticeForm(prefix="practice"),
-        **lobby_page_context(request),
-    }
+    context: dict[str, object] = {"form": form}
+    for forms_of in LOBBY_FORMS:  # other apps' forms on the lobby (the house's Practice)
+        context.update(forms_of())
+    context.update(lobby_page_context(request))
     return render(request, "tables/lobby.html", context, status=400 if form.errors else 200)
 
 

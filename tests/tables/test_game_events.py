@@ -119,8 +119,10 @@ def test_a_game_called_off_refunds_and_is_never_rated(pair: list[User]) -> None:
 # --- the import graph ---------------------------------------------------------------------------
 
 #: Apps that react to tables' events: tables must import nothing of theirs. The ledger too: it
-#: keeps the tables' stakes through tables/stakes.py (tests/tables/test_stake_keeper.py).
-SUBSCRIBERS = ("gym", "history", "ledger", "ratings", "tournaments", "staff")
+#: keeps the tables' stakes through tables/stakes.py (tests/tables/test_stake_keeper.py); and the
+#: house, which hears every turn (and offers the rematch when a game ends): its socket messages
+#: and lobby form are added from its ready() (tables.consumers.add_handler, views.LOBBY_FORMS).
+SUBSCRIBERS = ("gym", "history", "ledger", "ratings", "tournaments", "staff", "house")
 
 
 def _imports(path: Path) -> set[str]:
@@ -168,3 +170,22 @@ def test_a_voided_game_is_never_rated(pair: list[User], warden: User) -> None:
     game.refresh_from_db()
     assert game.status == Game.Status.ABORTED
     assert not RatedGame.objects.exists() and not RatingChange.objects.exists()
+
+
+def test_other_apps_add_to_the_table_socket_and_the_lobby_from_their_ready() -> None:
+    from house.forms import PracticeForm
+    from house.socket import on_house_remove, on_house_sit
+    from tables.consumers import TableConsumer, add_handler
+    from tables.views import LOBBY_FORMS
+
+    assert TableConsumer.HANDLERS["house_sit"] is on_house_sit
+    assert TableConsumer.HANDLERS["house_remove"] is on_house_remove
+    assert PracticeForm.for_lobby in LOBBY_FORMS
+    add_handler("house_sit", on_house_sit)  # again (a second ready()): nothing changes
+
+    async def other(consumer: Any, content: dict[str, Any]) -> None:
+        raise AssertionError("never called")
+
+    with pytest.raises(ValueError, match="house_sit"):
+        add_handler("house_sit", other)  # a type another app answers is not taken over
+    assert TableConsumer.HANDLERS["house_sit"] is on_house_sit
