@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.forms import AgeActionForm
 from accounts.models import AgeReview, AgeStatus, AgeStatusChange, User
 from accounts.services import age_status_set, report_underage
+from dominoes_site.admin_base import ReadOnlyAdmin
 
 
 class AgeStatusChangeInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -169,17 +170,8 @@ class AgeReviewAdmin(UserAdmin):
 
 
 @admin.register(AgeStatusChange)
-class AgeStatusChangeAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class AgeStatusChangeAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "user", "old_status", "new_status", "changed_by", "reason"]
     list_filter = ["new_status"]
     search_fields = ["user__email", "user__display_name", "reason"]
     readonly_fields = ["user", "old_status", "new_status", "changed_by", "reason", "created_at"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

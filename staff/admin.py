@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from dominoes_site.admin_base import ReadOnlyAdmin
 from ledger.admin import StakedGameAdmin as LedgerStakedGameAdmin
 from ledger.models import StakedGame
 from staff import services
@@ -450,7 +451,7 @@ def _done_message(action: StaffAction) -> str:
 
 
 @admin.register(StaffAction)
-class StaffActionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class StaffActionAdmin(ReadOnlyAdmin):
     """The record of staff acts on tables: read-only."""
 
     list_display = ["created_at", "kind", "table_link", "game", "by", "reason", "followed"]
@@ -459,15 +460,6 @@ class StaffActionAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     date_hierarchy = "created_at"
     list_select_related = ["by", "table", "game"]
     readonly_fields = ["created_at", "kind", "by", "table", "game", "reason", "detail"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description=_("Table"), ordering="table")
     def table_link(self, obj: StaffAction) -> str:

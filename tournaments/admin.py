@@ -5,21 +5,13 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from dominoes_site.admin_base import ReadOnlyAdmin
 from tournaments.models import Entry, Match, Tournament
 
 
-class ReadOnly(admin.ModelAdmin):  # type: ignore[type-arg]
+class ReadOnly(ReadOnlyAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [f.name for f in self.model._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class EntryInline(admin.TabularInline):  # type: ignore[type-arg]
