@@ -90,6 +90,17 @@ class User(AbstractUser):
         _("language"), max_length=8, choices=settings.LANGUAGES, default="en", blank=True
     )
 
+    socket_generation = models.CharField(
+        _("socket generation"),
+        max_length=16,
+        default="",
+        blank=True,
+        editable=False,
+        help_text=_(
+            "Changes whenever the account changes in a way that may end its right to play: "
+            "its open sockets check it before they act (dominoes_site/user_sockets.py)."
+        ),
+    )
     profile_visibility = models.CharField(
         _("who sees my profile"),
         max_length=8,

@@ -113,8 +113,8 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     def check_standing(self, *, always: bool = False) -> None:
         """In the database thread: raise `AccountRefused` unless this socket's account may still
-        act. Only a read of the account's generation from the cache when nothing changed (or
-        `always`: a change was announced)."""
+        act. Only a read of the account's generation when nothing changed (or `always`: a
+        change was announced)."""
         user_id = self.scope["user"].pk
         if (
             not always
@@ -134,6 +134,13 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         good standing, in the same hop. Raises `AccountRefused` (`receive` closes the socket)."""
 
         def checked() -> _T:
+            if self.generation and getattr(fn, "checks_standing_itself", False):
+                # The action compares the generation inside its own statement, or checks
+                # first where it cannot (user_sockets.offer_guard, tables/warm.py).
+                with user_sockets.offer_guard(
+                    self.scope["user"].pk, self.generation, self.check_standing
+                ):
+                    return fn(*args, **kwargs)
             self.check_standing()
             return fn(*args, **kwargs)
 

@@ -3,26 +3,29 @@
 Every socket joins its user's group (`user.<id>`) when it opens. A change that may end its right
 to act (a log-out, a new password, `is_active`, the age status, the date of birth or the time
 zone, the account deleted) calls `account_changed` once it is committed: the account gets a new
-*generation* (a random token in the cache) and `account.changed` goes to the user's group. Each of
-the user's sockets then checks its standing again from the database (`standing`: its session
-still logs this user in, and the account may play) and closes with 4001 or 4003 when it does not.
+*generation* (a random token in the account's row, `User.socket_generation`) and
+`account.changed` goes to the user's group. Each of the user's sockets then checks its standing
+again from the database (`standing`: its session still logs this user in, and the account may
+play) and closes with 4001 or 4003 when it does not.
 
 The message can arrive after a frame the socket is already handling, or not at all (a lost
 message), so every action a socket carries out first compares the account's generation in the
-cache with the one it last checked: one cache read, made in the database hop the action makes
-anyway. A different or missing generation means "check again first". A log-out also marks its
-session ended in the cache before anything is sent, because Django empties the session only
-after its `user_logged_out` signal: a socket checking in between must not find it still valid.
-
-On the embedded default the cache is each process's own memory: a change made in the daphne
-(a log-out, an admin edit) is seen by the next action at once; one made in another process (the
-daily age job in the Celery worker) reaches the sockets through the channel layer's message.
+database with the one it last checked: one small read, made in the database hop the action
+makes anyway. A different or missing generation means "check again first". A move made warm
+(tables/warm.py) makes that comparison inside its own statement instead (`offered_guard`): the
+statement changes nothing unless the generation is still the one checked, and the action then
+checks as any other would (`settle`). A log-out also marks its session ended in the cache
+before anything is sent, because Django empties the session only after its `user_logged_out`
+signal: a socket checking in between must not find it still valid.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
@@ -30,7 +33,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils.crypto import constant_time_compare
 from django.utils.translation import gettext as _
 
@@ -40,8 +43,6 @@ from dominoes_site.layer import group_send
 
 CLOSE_NOT_LOGGED_IN = 4001
 CLOSE_NOT_ALLOWED = 4003
-#: How long a generation is kept; a socket that finds none checks again (and makes a new one).
-GENERATION_SECONDS = 7 * 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -52,18 +53,26 @@ class Refusal:
     message: str
 
 
-def _generation_key(user_id: int) -> str:
-    return f"account-generation:{user_id}"
-
-
 def _ended_key(session_key: str) -> str:
     return "session-ended:" + hashlib.sha256(session_key.encode()).hexdigest()
 
 
+def _generation_sql() -> tuple[str, str]:
+    table = connection.ops.quote_name(User._meta.db_table)
+    column = connection.ops.quote_name(User._meta.get_field("socket_generation").column)
+    key = connection.ops.quote_name(User._meta.pk.column)  # type: ignore[union-attr]
+    return (
+        f"SELECT {column} FROM {table} WHERE {key} = %s",
+        f"SELECT count(*) FROM {table} WHERE {key} = %s AND {column} = %s",
+    )
+
+
 def generation_seen(user_id: int) -> str | None:
-    """The account's generation as the cache holds it now (None: none kept)."""
-    value = cache.get(_generation_key(user_id))
-    return value if isinstance(value, str) else None
+    """The account's generation as the database holds it now (None: none yet, or no account)."""
+    with connection.cursor() as cursor:  # one statement, not compiled through the ORM each time
+        cursor.execute(_generation_sql()[0], [user_id])
+        row = cursor.fetchone()
+    return row[0] if row and row[0] else None
 
 
 def generation(user_id: int) -> str:
@@ -71,9 +80,11 @@ def generation(user_id: int) -> str:
     a change committed after the check then shows as a new generation."""
     token = generation_seen(user_id)
     if token is None:
-        cache.add(_generation_key(user_id), secrets.token_hex(8), GENERATION_SECONDS)
+        User.objects.filter(pk=user_id, socket_generation="").update(
+            socket_generation=secrets.token_hex(8)
+        )
         token = generation_seen(user_id)
-    return token or ""  # a cache that keeps nothing: every action checks again
+    return token or ""  # no account: every action checks again (and is refused)
 
 
 def account_changed(user_id: int, *, ended_session: str | None = None) -> None:
@@ -81,8 +92,66 @@ def account_changed(user_id: int, *, ended_session: str | None = None) -> None:
     user checks its standing again. `ended_session`: a session that just logged out."""
     if ended_session:
         cache.set(_ended_key(ended_session), True, settings.SESSION_COOKIE_AGE)
-    cache.set(_generation_key(user_id), secrets.token_hex(8), GENERATION_SECONDS)
+    User.objects.filter(pk=user_id).update(socket_generation=secrets.token_hex(8))
     group_send(user_group_name(user_id), {"type": "account.changed"})
+
+
+# --- the check made inside an action's own statement ------------------------------------------
+
+
+@dataclass
+class Guard:
+    """A socket's check of its account, offered to an action that can make it inside its own
+    statement (`sql`, `params`: a count that is 1 while the generation is the one checked)."""
+
+    user_id: int
+    generation: str
+    check: Callable[[], None]
+    settled: bool = False
+
+    @property
+    def sql(self) -> str:
+        return _generation_sql()[1]
+
+    @property
+    def params(self) -> list[Any]:
+        return [self.user_id, self.generation]
+
+
+_offered = threading.local()
+
+
+@contextmanager
+def offer_guard(user_id: int, generation: str, check: Callable[[], None]) -> Iterator[Guard]:
+    """While an action runs: its account check, not yet made (`check` makes it)."""
+    guard = Guard(user_id, generation, check)
+    _offered.guard = guard
+    try:
+        yield guard
+    finally:
+        _offered.guard = None
+    if not guard.settled:  # it returned without comparing or checking: a bug, never a pass
+        raise RuntimeError("an action offered the account check neither made nor settled it")
+
+
+def offered_guard() -> Guard | None:
+    """The account check offered to the running action, unless it is already settled."""
+    guard: Guard | None = getattr(_offered, "guard", None)
+    return guard if guard is not None and not guard.settled else None
+
+
+def guard_held(guard: Guard) -> None:
+    """The action's statement compared the generation, and it was still the one checked."""
+    guard.settled = True
+
+
+def settle() -> None:
+    """Before an action does anything else: make the offered account check now, unless its own
+    statement already made it (nothing outside a socket's action)."""
+    guard = offered_guard()
+    if guard is not None:
+        guard.settled = True
+        guard.check()
 
 
 def account_changed_on_commit(user_id: int) -> None:

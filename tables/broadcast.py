@@ -7,6 +7,8 @@ seat's group, so the wrong connection cannot receive them.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from dominoes_site.layer import group_send_many
@@ -41,13 +43,19 @@ def table_changed(
     state: GameState | None = None,
     lobby: bool = True,
     picture: bool = True,
+    commitment: dict[str, Any] | None = None,
 ) -> None:
     """Send each audience its own update: the events it may see, its view of the game, and the
-    table's picture when that changed (an update without `table` leaves it as it was)."""
+    table's picture when that changed (an update without `table` leaves it as it was).
+    `commitment`: the picture changed in the next hand's commitment alone (a deal)."""
     table_id = table.pk
     if game is None:
         game = selectors.live_game(table)
-    drawn = selectors.table_picture(table, game) if picture or lobby else None
+    if picture or lobby:
+        drawn = _picture(table, game, seq, commitment if picture else None)
+    else:
+        drawn = None
+        _carry(table_id, seq)
     if state is None and game is not None and game.status != Game.Status.WAITING:
         state = GameState.from_json(game.state)
     # The engine's public view once: each seat's view is it plus the seat's own part.
@@ -67,6 +75,49 @@ def table_changed(
     if lobby and drawn is not None and not table.private:
         outgoing.append((LOBBY_GROUP, {"type": "lobby.table", "table": lobby_row(table, drawn)}))
     group_send_many(outgoing)
+
+
+#: The picture this process last sent of each table, and the event number it is the picture
+#: at. Each event this process sends that leaves the picture as it was carries it to the next
+#: number; an event made elsewhere (another process) breaks the chain. A deal changes only the
+#: next hand's commitment, so a deal right after an unbroken chain sends the kept picture with
+#: its new commitment instead of reading the seats, the presence and the ratings again.
+_sent: OrderedDict[int, tuple[int, dict[str, Any]]] = OrderedDict()
+_sent_lock = threading.Lock()
+MAX_PICTURES_KEPT = 2048
+
+
+def _picture(
+    table: Table, game: Game | None, seq: int, commitment: dict[str, Any] | None
+) -> dict[str, Any]:
+    with _sent_lock:
+        kept = _sent.get(table.pk)
+    if commitment is not None and kept is not None and kept[0] == seq - 1:
+        drawn = {**kept[1], "commitment": commitment}
+    else:
+        drawn = selectors.table_picture(table, game)
+    with _sent_lock:
+        _sent[table.pk] = (seq, drawn)
+        _sent.move_to_end(table.pk)
+        while len(_sent) > MAX_PICTURES_KEPT:
+            _sent.popitem(last=False)
+    return drawn
+
+
+def _carry(table_id: int, seq: int) -> None:
+    with _sent_lock:
+        kept = _sent.get(table_id)
+        if kept is not None:
+            if kept[0] == seq - 1:
+                _sent[table_id] = (seq, kept[1])
+            else:
+                del _sent[table_id]
+
+
+def forget_pictures() -> None:
+    """Tests: a fresh process."""
+    with _sent_lock:
+        _sent.clear()
 
 
 def lobby_row(table: Table, picture: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.services import AccountNotAllowed, ensure_may_play
+from dominoes_site import user_sockets
 from engine import (
     ActionError,
     Event,
@@ -32,7 +33,7 @@ from engine import (
     Timeout,
     parse_action,
 )
-from tables import broadcast, selectors, signals, stakes, statements
+from tables import broadcast, selectors, signals, stakes, statements, warm
 from tables.events import GameCalledOff, GameFinished, game_called_off, game_finished
 from tables.fairdeal import commitment_of, is_entropy, new_seed, shuffled_set
 from tables.models import Game, GameAction, Hand, Seat, Table, TableEvent
@@ -328,7 +329,7 @@ def _start_game(table: Table, game: Game, seats: list[Seat], by: Any) -> list[Ev
     for seat in seats:
         _ensure_fit_to_start(table, seat, by)
     state = GameState.from_json(game.state)
-    engine_events, actions = _automatic_steps(game, state, [])
+    engine_events, actions, _following = _automatic_steps(game, state, [])
     game.players = [s.user_id for s in seats]
     game.status = Game.Status.PLAYING
     game.state = state.to_json()
@@ -614,35 +615,86 @@ def hand_wash(*, table_id: int, user: Any, hand: int, entropy: object) -> bool:
     return True
 
 
-def _deal(game: Game, state: GameState) -> list[Event]:
-    """Deal the game's next committed hand from its seed and the washers' contributions."""
+def _deal(
+    game: Game, state: GameState, writes: statements.Writes | None = None
+) -> tuple[list[Event], dict[str, Any]]:
+    """Deal the game's next committed hand from its seed and the washers' contributions; the
+    events, and the next hand's commitment as the table's picture shows it. `writes`: the
+    action's gathered writes (statements.Writes), which the hands' join."""
+    if writes is None:
+        writes = statements.Writes(Hand)
+        own = True
+    else:
+        writes.run()  # a second deal in one action reads what the first one wrote
+        own = False
     hand = Hand.objects.select_for_update().get(game=game, dealt_at=None)
     washers = list(state.wash_seats)
     contributions = {int(s): v for s, v in hand.contributions.items() if int(s) in washers}
     order = shuffled_set(hand.server_seed, contributions, state.settings.max_pip)
     events = state.deal(order)
-    hand.contributions = {str(s): v for s, v in contributions.items()}
-    hand.washers = washers
-    hand.dealt_at = timezone.now()
-    hand.save(update_fields=["contributions", "washers", "dealt_at"])
-    _new_hand(game, hand.number + 1)
-    # The hands before this one are over: their seeds may be shown (history reads the flag).
-    Hand.objects.filter(
-        game=game, revealed=False, dealt_at__isnull=False, number__lt=state.deal_number
-    ).update(revealed=True)
-    return events
+    # The hands dealt before this one are over: their seeds may be shown (history reads the
+    # flag). Written before this hand's own write, so that this hand is not among them where
+    # each write is made as it comes (on PostgreSQL the statement sees the rows as before it).
+    writes.update_where(
+        Hand,
+        {"revealed": True},
+        {"game": game.pk, "revealed": False, "dealt_at": statements.NOT_NULL},
+        or_raise=None,
+    )
+    writes.update_where(
+        Hand,
+        {
+            "contributions": {str(s): v for s, v in contributions.items()},
+            "washers": washers,
+            "dealt_at": timezone.now(),
+        },
+        {"id": hand.pk},
+        or_raise=None,  # locked above
+    )
+    seed = new_seed()
+    following = {"hand": hand.number + 1, "sha256": commitment_of(seed)}
+    writes.insert_rows(
+        Hand,
+        [
+            {
+                "game": game.pk,
+                "number": following["hand"],
+                "server_seed": seed,
+                "commitment": following["sha256"],
+                "contributions": {},
+                "washers": None,
+                "dealt_at": None,
+                "revealed": False,
+            }
+        ],
+    )
+    if own:
+        writes.run()
+    return events, following
 
 
 def _automatic_steps(
-    game: Game, state: GameState, events: list[Event]
-) -> tuple[list[Event], list[dict[str, Any]]]:
-    """What the house does for the players after an action: deals and forced passes."""
+    game: Game,
+    state: GameState,
+    events: list[Event],
+    *,
+    deal: bool = True,
+    writes: statements.Writes | None = None,
+) -> tuple[list[Event], list[dict[str, Any]], dict[str, Any] | None]:
+    """What the house does for the players after an action: deals and forced passes; the
+    events, the actions, and after a deal the next hand's commitment (tables.broadcast).
+    `deal` false (a warm move): a deal raises `warm.Cold` instead. `writes`: where a deal's
+    writes are gathered (made at once without)."""
     actions: list[dict[str, Any]] = []
+    following = None
     for _step in range(MAX_AUTOMATIC_STEPS):
         if state.is_over:
             break
         if state.phase == Phase.AWAITING_DEAL:
-            events += _deal(game, state)
+            if not deal:
+                raise warm.Cold
+            dealt, following = _deal(game, state, writes)
+            events += dealt
             actions.append({"seat": None, "kind": "deal", "action": {"type": "deal"}})
         elif state.is_forced_pass():
             seat = state.to_act
@@ -653,7 +705,7 @@ def _automatic_steps(
             break
     else:  # pragma: no cover - a bound that only a bug can reach
         log.error("game %s: automatic steps did not settle", game.pk)
-    return events, actions
+    return events, actions, following
 
 
 # --- game actions -----------------------------------------------------------------------------
@@ -691,41 +743,102 @@ def game_act(*, table_id: int, user: Any, version: object, action: object) -> Ac
     At a table on the clock, a move that arrives after the deadline and its grace is refused:
     the clock has run out, the dumbbell is applied at once (if the timer has not already done
     it) and the player is told so.
+
+    On PostgreSQL the common move is made warm first (tables/warm.py: one statement, from what
+    this process last wrote); anything else, and any refusal, is made here under lock.
     """
     if type(version) is not int:
         raise TableError("bad_field", _("The move must name the game version."), field="version")
     if not isinstance(action, dict):
         raise TableError("bad_field", _("The move must be an object."), field="action")
-    with transaction.atomic():
-        game = playing_game_locked(table_id)
-        seat = _seat_of(game, user)
-        if seat is None:
-            raise TableError("not_seated", _("Only the players at this table can move."))
-        if "seat" in action and action["seat"] != seat:
-            raise TableError("not_your_seat", _("You can only move for your own seat."))
-        if version != game.version:
-            raise StaleVersion(game.version)
-        # Only the player on the clock can be late; anyone else gets the engine's answer.
-        overdue = game.state.get("to_act") == seat and _clock_overdue(game, timezone.now())
-        if not overdue:
-            try:
-                parsed = parse_action({**action, "seat": seat})
-            except ActionError as exc:
-                raise _engine_refusal(exc) from exc
-            if isinstance(parsed, Timeout):
-                raise TableError("bad_field", _("Only the clock gives dumbbells."), field="action")
-            state = GameState.from_json(game.state)
-            try:
-                events = state.apply(parsed)
-            except ActionError as exc:
-                raise _engine_refusal(exc) from exc
-            kind = str(action.get("type", "?"))
-            result = _commit_action(
-                game, state, seat, kind, parsed.to_dict(), events, by_player=True
-            )
+    if warm.usable():
+        try:
+            return _act_warm(table_id, user, version, action, user_sockets.offered_guard())
+        except warm.Cold:
+            pass
+    user_sockets.settle()  # a socket's account check, where the statement did not make it
+    try:
+        with transaction.atomic():
+            game = playing_game_locked(table_id)
+            seat = _seat_of(game, user)
+            if seat is None:
+                raise TableError("not_seated", _("Only the players at this table can move."))
+            if "seat" in action and action["seat"] != seat:
+                raise TableError("not_your_seat", _("You can only move for your own seat."))
+            if version != game.version:
+                raise StaleVersion(game.version)
+            # Only the player on the clock can be late; anyone else gets the engine's answer.
+            overdue = game.state.get("to_act") == seat and _clock_overdue(game, timezone.now())
+            if not overdue:
+                state, parsed, events = _applied(game, seat, action)
+                kind = str(action.get("type", "?"))
+                result = _commit_action(
+                    game, state, seat, kind, parsed.to_dict(), events, by_player=True
+                )
+    finally:
+        warm.forget(table_id)
     if overdue:
         clock_expire(game_id=game.pk, version=game.version)
         raise TableError("clock_ran_out", _("Your time ran out before your move arrived."))
+    return result
+
+
+game_act.checks_standing_itself = True  # type: ignore[attr-defined]
+
+
+def _applied(game: Game, seat: int, action: dict[str, Any]) -> tuple[GameState, Any, list[Event]]:
+    """The game's state after the seat's action (the engine's refusal as a TableError)."""
+    try:
+        parsed = parse_action({**action, "seat": seat})
+    except ActionError as exc:
+        raise _engine_refusal(exc) from exc
+    if isinstance(parsed, Timeout):
+        raise TableError("bad_field", _("Only the clock gives dumbbells."), field="action")
+    state = GameState.from_json(game.state)
+    try:
+        events = state.apply(parsed)
+    except ActionError as exc:
+        raise _engine_refusal(exc) from exc
+    return state, parsed, events
+
+
+def _act_warm(
+    table_id: int,
+    user: Any,
+    version: int,
+    action: dict[str, Any],
+    guard: user_sockets.Guard | None,
+) -> ActResult:
+    """`game_act` by one statement from the game this process keeps (tables/warm.py); `Cold`
+    when the move is not a plain one or the kept game is not the database's any more. `guard`:
+    the socket's account check, made inside the statement."""
+    kept = warm.take(table_id)
+    if kept is None:
+        raise warm.Cold  # no game in progress: the usual way says so
+    game = kept.game
+    seat = _seat_of(game, user)
+    if seat is None or action.get("seat", seat) != seat or version != game.version:
+        raise warm.Cold
+    if game.state.get("to_act") == seat and _clock_overdue(game, timezone.now()):
+        raise warm.Cold
+    try:
+        state, parsed, events = _applied(game, seat, action)
+    except TableError:
+        raise warm.Cold from None  # refused: by the usual way, from a fresh read
+    writes = statements.Writes.alone(Game, {Game: kept.game_row, Table: kept.table_row})
+    if guard is not None:
+        writes.require(guard.sql, guard.params)
+    kind = str(action.get("type", "?"))
+    try:
+        result = _commit_action(
+            game, state, seat, kind, parsed.to_dict(), events, by_player=True, writes=writes
+        )
+    except statements.Lost:
+        warm.forget(table_id)
+        raise warm.Cold from None
+    warm.keep(game, writes.new_versions)
+    if guard is not None:
+        user_sockets.guard_held(guard)
     return result
 
 
@@ -738,13 +851,24 @@ def _commit_action(
     events: list[Event],
     *,
     by_player: bool,
+    writes: statements.Writes | None = None,
 ) -> ActResult:
     """Save an action applied to `state`, with the automatic steps that follow it, as the next
-    versions of `game` (compare-and-set), set the turn clock, and record the events."""
+    versions of `game` (compare-and-set), set the turn clock, and record the events.
+
+    `writes` given (`Writes.alone`, a warm move): `warm.Cold` before anything is written when
+    the action deals or ends the game, `statements.Lost` when a compare-and-set lost."""
+    warm_move = writes is not None
+    if writes is None:
+        writes = statements.Writes(Game)
     deal_before = game.state.get("deal")
     to_act_before = game.state.get("to_act")
     actions = [{"seat": seat, "kind": kind, "action": applied}]
-    events, automatic = _automatic_steps(game, state, events)
+    events, automatic, following = _automatic_steps(
+        game, state, events, deal=not warm_move, writes=writes
+    )
+    if warm_move and state.is_over:
+        raise warm.Cold
     actions += automatic
     new_version = game.version + len(actions)
     now = timezone.now()
@@ -760,9 +884,9 @@ def _commit_action(
             finished_at=now,
             result=state.result.to_dict() if state.result else None,
         )
-    # The game, its actions, the table's number and the events: one round trip on PostgreSQL
-    # (statements.Writes), sent by _record; a finished game sends them before its subscribers.
-    writes = statements.Writes(Game)
+    # The game, its actions, the table's number and the events (and a deal's hands): one round
+    # trip on PostgreSQL (statements.Writes), sent by _record; a finished game sends them before
+    # its subscribers.
     version_before = game.version
     writes.update_where(
         Game,
@@ -785,9 +909,9 @@ def _commit_action(
         Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
         table.status = Table.Status.FINISHED
         _game_over(game, state)
-    _clock_schedule(game)
     # The table's own picture (seats, status, the next hand's commitment) changes only when
-    # a hand is dealt or the game ends; other moves send the game alone.
+    # a hand is dealt or the game ends; other moves send the game alone. A deal changes only
+    # the commitment (tables.broadcast reuses the rest where it can).
     picture_changed = state.deal_number != deal_before or state.is_over
     seq = _record(
         table,
@@ -796,8 +920,11 @@ def _commit_action(
         state=state,
         lobby=state.is_over,
         picture=picture_changed,
+        commitment=None if state.is_over else following,
         writes=writes,
     )
+    # After the writes: a warm move has no transaction, so these run at once.
+    _clock_schedule(game)
     signals.announce_turn(game, state)  # house players (house/receivers.py)
     return ActResult(version=new_version, seq=seq, events=events)
 
@@ -969,6 +1096,7 @@ def _record(
     state: GameState | None = None,
     lobby: bool = True,
     picture: bool = True,
+    commitment: dict[str, Any] | None = None,
     writes: statements.Writes | None = None,
 ) -> int:
     """Raise the table's event number, keep what changed for each audience, broadcast on commit.
@@ -976,6 +1104,7 @@ def _record(
     `game` and `state`, when the caller has them, spare the broadcast from reading them again;
     `lobby` says whether the lobby's list of tables changed, `picture` whether the table's own
     picture did. A seat's private list is kept only where it differs from the public one.
+    `commitment`: the picture changed in the next hand's commitment alone (a deal: this one).
     `writes`: the caller's gathered writes, sent here with these two (statements.Writes).
     """
     public = list(public or [])
@@ -1014,7 +1143,15 @@ def _record(
     writes.run()
     transaction.on_commit(
         lambda: broadcast.table_changed(
-            table, seq, public, private, game=game, state=state, lobby=lobby, picture=picture
+            table,
+            seq,
+            public,
+            private,
+            game=game,
+            state=state,
+            lobby=lobby,
+            picture=picture,
+            commitment=commitment,
         )
     )
     return seq

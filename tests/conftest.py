@@ -38,16 +38,22 @@ asyncio.runners._cancel_all_tasks = _cancel_all_tasks_bounded  # type: ignore[at
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
     """Rate limits live in the cache: every test starts with none used. So does the house's
-    memory of which seats of a game are house players (ids come round again between tests)."""
+    memory of which seats of a game are house players (ids come round again between tests),
+    and the games and pictures this process keeps (tables/warm.py, tables/broadcast.py)."""
     from django.core.cache import cache
 
     from house import receivers
+    from tables import broadcast, warm
 
     cache.clear()
     receivers._HOUSE_AMONG.clear()
+    warm.forget_all()
+    broadcast.forget_pictures()
     yield
     cache.clear()
     receivers._HOUSE_AMONG.clear()
+    warm.forget_all()
+    broadcast.forget_pictures()
 
 
 @pytest.fixture(autouse=True)

@@ -228,8 +228,13 @@ def test_a_move_costs_a_fixed_number_of_queries(alice: Any, bob: Any) -> None:
         if plays and after.deal_number == before_hand and not after.is_over:
             counts.append(len(queries))
     assert len(counts) >= 5
-    assert len(set(counts)) == 1, counts  # the same cost early and late in the game
-    assert counts[0] <= 12
+    if connection.vendor == "postgresql":
+        # Made warm (tables/warm.py): one statement, after a read of the game where this
+        # process did not make the move before (the first, and the one after a deal).
+        assert set(counts) <= {1, 2} and counts.count(1) >= 4, counts
+    else:
+        assert len(set(counts)) == 1, counts  # the same cost early and late in the game
+        assert counts[0] <= 12
 
 
 @pytest.mark.django_db(transaction=True)

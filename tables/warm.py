@@ -1,0 +1,114 @@
+"""A table's game kept warm in the process that serves its sockets (PostgreSQL).
+
+A move made the usual way is four round trips to the database, each a wait of the event loop
+that serves the table's sockets (dominoes_site/db_hop.py): BEGIN, read and lock the game and its
+table, the writes (one statement, statements.Writes), COMMIT; and the socket's account check is
+one more read before them. A process that made the last move of a game already holds what that
+read would return. So each process keeps, per table, the game it last wrote (with its table) and
+both rows' versions (PostgreSQL's `xmin`: any write to a row, from any process, changes it). The
+next move of that game is applied to a copy of what is kept and saved by one statement, a
+transaction of its own (`statements.Writes.alone`), that changes the game and the table only
+where both rows are still the versions kept, the game still at the version the player saw, and
+the player's account still at the generation its socket checked (dominoes_site/user_sockets.py):
+one round trip, of a statement the connection prepared once. Where anything of that changed
+meanwhile (another process moved, a clock ran out, a seat went away, staff edited the table, the
+account changed) the statement changes nothing and the move is made the usual way, from a fresh
+read under lock, after the account check.
+
+Only the common move goes this way: one that neither deals a hand (a deal writes the hand's
+commitment and reads the seed) nor ends the game (the settlement and the other subscribers of
+`game_finished` run in its transaction). Those raise `Cold` before anything is written, as does
+anything the usual way answers with a refusal, so every refusal a player can get is made by
+one code path.
+
+The server stays authoritative: what is kept is only ever what this process wrote or read, and a
+write is kept only where the database still holds exactly it.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from django.db import connections, router
+
+from tables import statements
+from tables.models import Game, Table
+
+#: Games kept per process (a daphne serves a few hundred tables; a kept game is a few KB).
+MAX_KEPT = 2048
+
+
+class Cold(Exception):
+    """This move cannot be made warm: make it the usual way (nothing was written)."""
+
+
+@dataclass(frozen=True)
+class Kept:
+    game: Game  # with its table cached; never handed out, only copies of it
+    game_row: str
+    table_row: str
+
+
+_kept: OrderedDict[int, Kept] = OrderedDict()
+_lock = threading.Lock()
+
+
+def usable() -> bool:
+    """Whether a move may be made warm here: PostgreSQL, and not inside a transaction."""
+    connection = connections[router.db_for_write(Game)]
+    return connection.vendor == "postgresql" and not connection.in_atomic_block
+
+
+def _copy(kept: Kept) -> Kept:
+    game = copy.copy(kept.game)
+    Game._meta.get_field("table").set_cached_value(game, copy.copy(kept.game.table))
+    return Kept(game, kept.game_row, kept.table_row)
+
+
+def take(table_id: int) -> Kept | None:
+    """A copy of the table's playing game as this process last wrote it, or as it reads it now
+    (no lock: the write compares the rows' versions), with both rows' versions. None: no game
+    in progress."""
+    with _lock:
+        kept = _kept.get(table_id)
+        if kept is not None:
+            _kept.move_to_end(table_id)
+    if kept is None:
+        found = statements.select_with_row_versions(
+            Game, "table", {"table": table_id, "status": Game.Status.PLAYING}
+        )
+        if found is None:
+            return None
+        game, game_row, table_row = found
+        assert isinstance(game, Game)
+        kept = Kept(game, game_row, table_row)
+        _keep(table_id, kept)
+    return _copy(kept)
+
+
+def keep(game: Game, row_versions: dict[type[Game] | type[Table], str]) -> None:
+    """`game` (and its table) as just written by one statement, with the rows' new versions."""
+    _keep(game.table_id, _copy(Kept(game, row_versions[Game], row_versions[Table])))
+
+
+def _keep(table_id: int, kept: Kept) -> None:
+    with _lock:
+        _kept[table_id] = kept
+        _kept.move_to_end(table_id)
+        while len(_kept) > MAX_KEPT:
+            _kept.popitem(last=False)
+
+
+def forget(table_id: int) -> None:
+    """The table's game changed the usual way (or lost a compare-and-set): read it afresh."""
+    with _lock:
+        _kept.pop(table_id, None)
+
+
+def forget_all() -> None:
+    """Tests: a fresh process."""
+    with _lock:
+        _kept.clear()
