@@ -834,7 +834,7 @@ def _act_warm(
             game, state, seat, kind, parsed.to_dict(), events, by_player=True, writes=writes
         )
     except statements.Lost:
-        warm.forget(table_id)
+        warm.lost(table_id)
         raise warm.Cold from None
     warm.keep(game, writes.new_versions)
     if guard is not None:

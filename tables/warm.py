@@ -15,6 +15,11 @@ meanwhile (another process moved, a clock ran out, a seat went away, staff edite
 account changed) the statement changes nothing and the move is made the usual way, from a fresh
 read under lock, after the account check.
 
+A table another process also writes to (its house players move from the worker, its clock runs
+out there) would lose that statement at every move of this process; after one lost statement,
+each move reads the game afresh first (two round trips, none lost) until `SHARED_READS` moves in a
+row find that nobody else wrote since this process did.
+
 Only the common move goes this way: one that neither deals a hand (a deal writes the hand's
 commitment and reads the seed) nor ends the game (the settlement and the other subscribers of
 `game_finished` run in its transaction). Those raise `Cold` before anything is written, as does
@@ -39,6 +44,11 @@ from tables.models import Game, Table
 
 #: Games kept per process (a daphne serves a few hundred tables; a kept game is a few KB).
 MAX_KEPT = 2048
+#: After a write from elsewhere made a warm move lose, how many moves in a row read the game
+#: afresh (and find nobody else wrote since this process did) before what is kept is trusted
+#: again: a table whose house players move from the worker, or whose clock runs out there,
+#: costs a read a move instead of a lost statement a move.
+SHARED_READS = 10
 
 
 class Cold(Exception):
@@ -53,6 +63,8 @@ class Kept:
 
 
 _kept: OrderedDict[int, Kept] = OrderedDict()
+#: Tables another process writes to: moves left to read afresh (see SHARED_READS).
+_shared: OrderedDict[int, int] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -71,22 +83,33 @@ def _copy(kept: Kept) -> Kept:
 def take(table_id: int) -> Kept | None:
     """A copy of the table's playing game as this process last wrote it, or as it reads it now
     (no lock: the write compares the rows' versions), with both rows' versions. None: no game
-    in progress."""
+    in progress. A table another process writes to is read afresh each time for a while."""
     with _lock:
         kept = _kept.get(table_id)
+        shared = _shared.get(table_id)
         if kept is not None:
             _kept.move_to_end(table_id)
-    if kept is None:
-        found = statements.select_with_row_versions(
-            Game, "table", {"table": table_id, "status": Game.Status.PLAYING}
-        )
-        if found is None:
-            return None
-        game, game_row, table_row = found
-        assert isinstance(game, Game)
-        kept = Kept(game, game_row, table_row)
-        _keep(table_id, kept)
-    return _copy(kept)
+    if kept is not None and shared is None:
+        return _copy(kept)
+    found = statements.select_with_row_versions(
+        Game, "table", {"table": table_id, "status": Game.Status.PLAYING}
+    )
+    if found is None:
+        return None
+    game, game_row, table_row = found
+    assert isinstance(game, Game)
+    fresh = Kept(game, game_row, table_row)
+    if shared is not None:
+        # Nobody else wrote since this process did: one quiet move more.
+        quiet = kept is not None and (kept.game_row, kept.table_row) == (game_row, table_row)
+        left = shared - 1 if quiet else SHARED_READS
+        with _lock:
+            if left > 0:
+                _shared[table_id] = left
+            else:
+                _shared.pop(table_id, None)
+    _keep(table_id, fresh)
+    return _copy(fresh)
 
 
 def keep(game: Game, row_versions: dict[type[Game] | type[Table], str]) -> None:
@@ -103,12 +126,23 @@ def _keep(table_id: int, kept: Kept) -> None:
 
 
 def forget(table_id: int) -> None:
-    """The table's game changed the usual way (or lost a compare-and-set): read it afresh."""
+    """The table's game changed the usual way: read it afresh next time."""
     with _lock:
         _kept.pop(table_id, None)
+
+
+def lost(table_id: int) -> None:
+    """A warm move of the table lost to a write from elsewhere: read it afresh for a while."""
+    with _lock:
+        _kept.pop(table_id, None)
+        _shared[table_id] = SHARED_READS
+        _shared.move_to_end(table_id)
+        while len(_shared) > MAX_KEPT:
+            _shared.popitem(last=False)
 
 
 def forget_all() -> None:
     """Tests: a fresh process."""
     with _lock:
         _kept.clear()
+        _shared.clear()

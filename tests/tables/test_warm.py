@@ -78,8 +78,9 @@ def test_a_warm_move_is_one_statement_and_writes_what_the_usual_way_writes(
 
 
 def test_a_row_changed_elsewhere_sends_the_move_the_usual_way(alice: Any, bob: Any) -> None:
+    from tables import warm
+
     table = started_table(alice, bob)
-    move(table, alice, bob)  # kept warm now
     # Another process writes the game without a new version, then the table: whatever it is,
     # the kept rows are no longer the database's.
     for change in (
@@ -88,6 +89,8 @@ def test_a_row_changed_elsewhere_sends_the_move_the_usual_way(alice: Any, bob: A
             on_leave=Table.objects.get(pk=table.pk).on_leave
         ),
     ):
+        warm.forget_all()  # a process that never lost a move of this table
+        move(table, alice, bob)  # kept warm now
         change()
         seq_before = Table.objects.get(pk=table.pk).seq
         version_before = Game.objects.get(table=table).version
@@ -278,3 +281,29 @@ def test_a_prepared_statement_the_server_lost_sends_the_move_the_usual_way(
     assert any("FOR UPDATE" in q["sql"] for q in queries)  # refused, then the usual way
     assert result.seq == seq_before + 1 == Table.objects.get(pk=table.pk).seq
     assert result.version == Game.objects.get(table=table).version
+
+
+def test_a_table_another_process_writes_to_is_read_afresh_instead_of_losing(
+    alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As at a table whose house player moves from the worker: after one lost statement each
+    move reads the game first (no statement lost again), until moves in a row find nobody
+    else wrote; then one statement again."""
+    from tables import warm
+
+    monkeypatch.setattr(warm, "SHARED_READS", 2)
+    table = started_table(alice, bob)
+    move(table, alice, bob)
+    Game.objects.filter(table=table).update(deadline=None)  # another process writes
+    _result, queries = move(table, alice, bob)
+    assert queries[0]["sql"].startswith("WITH") and any("FOR UPDATE" in q["sql"] for q in queries)
+    shapes = []
+    for _ in range(4):
+        Game.objects.filter(table=table).update(deadline=None)  # it writes before each move
+        _result, queries = move(table, alice, bob)
+        shapes.append([q["sql"].split()[0] for q in queries])
+    # Read first, then the statement, which no longer loses (the usual way is never needed).
+    assert shapes == [["SELECT", "WITH"]] * 4, shapes
+    # It stops writing: two quiet moves read afresh, then what is kept is trusted again.
+    quiet = [len(move(table, alice, bob)[1]) for _ in range(4)]
+    assert quiet == [2, 2, 1, 1], quiet
