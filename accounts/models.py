@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 from typing import Any, ClassVar
 
 from django.conf import settings
@@ -58,6 +59,11 @@ class UserManager(BaseUserManager["User"]):
         return self._create(email, password, **extra)
 
 
+def new_socket_generation() -> str:
+    """A fresh account generation (dominoes_site/user_sockets.py): not a secret, a change mark."""
+    return secrets.token_hex(8)
+
+
 class User(AbstractUser):
     username = None  # type: ignore[assignment]
     first_name = None  # type: ignore[assignment]
@@ -93,7 +99,7 @@ class User(AbstractUser):
     socket_generation = models.CharField(
         _("socket generation"),
         max_length=16,
-        default="",
+        default=new_socket_generation,
         blank=True,
         editable=False,
         help_text=_(

@@ -76,8 +76,9 @@ def generation_seen(user_id: int) -> str | None:
 
 
 def generation(user_id: int) -> str:
-    """The account's generation, made when there is none. Read it before checking the account:
-    a change committed after the check then shows as a new generation."""
+    """The account's generation, made when there is none (an account gets one when it is
+    created). Read it before checking the account: a change committed after the check then
+    shows as a new generation."""
     token = generation_seen(user_id)
     if token is None:
         User.objects.filter(pk=user_id, socket_generation="").update(

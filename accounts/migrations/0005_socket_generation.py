@@ -2,6 +2,8 @@
 
 from django.db import migrations, models
 
+import accounts.models
+
 
 class Migration(migrations.Migration):
 
@@ -13,6 +15,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='user',
             name='socket_generation',
-            field=models.CharField(blank=True, default='', editable=False, help_text='Changes whenever the account changes in a way that may end its right to play: its open sockets check it before they act (dominoes_site/user_sockets.py).', max_length=16, verbose_name='socket generation'),
+            field=models.CharField(blank=True, default=accounts.models.new_socket_generation, editable=False, help_text='Changes whenever the account changes in a way that may end its right to play: its open sockets check it before they act (dominoes_site/user_sockets.py).', max_length=16, verbose_name='socket generation'),
         ),
     ]
