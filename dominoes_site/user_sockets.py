@@ -21,6 +21,7 @@ signal: a socket checking in between must not find it still valid.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 import threading
@@ -57,7 +58,10 @@ def _ended_key(session_key: str) -> str:
     return "session-ended:" + hashlib.sha256(session_key.encode()).hexdigest()
 
 
+@functools.cache
 def _generation_sql() -> tuple[str, str]:
+    """The read of an account's generation, and the count a statement compares it with: built
+    once per process."""
     table = connection.ops.quote_name(User._meta.db_table)
     column = connection.ops.quote_name(User._meta.get_field("socket_generation").column)
     key = connection.ops.quote_name(User._meta.pk.column)  # type: ignore[union-attr]

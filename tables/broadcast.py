@@ -7,14 +7,13 @@ seat's group, so the wrong connection cannot receive them.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from dominoes_site.layer import group_send_many
 from engine import GameState, public_view
 from tables import selectors
 from tables.models import Game, Table
+from tables.recent import Recent
 
 
 def seat_group(table_id: int, seat: int) -> str:
@@ -82,42 +81,35 @@ def table_changed(
 #: number; an event made elsewhere (another process) breaks the chain. A deal changes only the
 #: next hand's commitment, so a deal right after an unbroken chain sends the kept picture with
 #: its new commitment instead of reading the seats, the presence and the ratings again.
-_sent: OrderedDict[int, tuple[int, dict[str, Any]]] = OrderedDict()
-_sent_lock = threading.Lock()
 MAX_PICTURES_KEPT = 2048
+_sent: Recent[int, tuple[int, dict[str, Any]]] = Recent(MAX_PICTURES_KEPT)
 
 
 def _picture(
     table: Table, game: Game | None, seq: int, commitment: dict[str, Any] | None
 ) -> dict[str, Any]:
-    with _sent_lock:
-        kept = _sent.get(table.pk)
+    kept = _sent.get(table.pk)
     if commitment is not None and kept is not None and kept[0] == seq - 1:
         drawn = {**kept[1], "commitment": commitment}
     else:
         drawn = selectors.table_picture(table, game)
-    with _sent_lock:
-        _sent[table.pk] = (seq, drawn)
-        _sent.move_to_end(table.pk)
-        while len(_sent) > MAX_PICTURES_KEPT:
-            _sent.popitem(last=False)
+    _sent.put(table.pk, (seq, drawn))
     return drawn
 
 
 def _carry(table_id: int, seq: int) -> None:
-    with _sent_lock:
-        kept = _sent.get(table_id)
-        if kept is not None:
-            if kept[0] == seq - 1:
-                _sent[table_id] = (seq, kept[1])
-            else:
-                del _sent[table_id]
+    kept = _sent.get(table_id)
+    if kept is None:
+        return
+    if kept[0] == seq - 1:
+        _sent.put(table_id, (seq, kept[1]))
+    else:
+        _sent.pop(table_id)
 
 
 def forget_pictures() -> None:
     """Tests: a fresh process."""
-    with _sent_lock:
-        _sent.clear()
+    _sent.clear()
 
 
 def lobby_row(table: Table, picture: dict[str, Any]) -> dict[str, Any]:

@@ -33,14 +33,13 @@ write is kept only where the database still holds exactly it.
 from __future__ import annotations
 
 import copy
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.db import connections, router
 
 from tables import statements
 from tables.models import Game, Table
+from tables.recent import Recent
 
 #: Games kept per process (a daphne serves a few hundred tables; a kept game is a few KB).
 MAX_KEPT = 2048
@@ -62,10 +61,9 @@ class Kept:
     table_row: str
 
 
-_kept: OrderedDict[int, Kept] = OrderedDict()
+_kept: Recent[int, Kept] = Recent(MAX_KEPT)
 #: Tables another process writes to: moves left to read afresh (see SHARED_READS).
-_shared: OrderedDict[int, int] = OrderedDict()
-_lock = threading.Lock()
+_shared: Recent[int, int] = Recent(MAX_KEPT)
 
 
 def usable() -> bool:
@@ -84,11 +82,8 @@ def take(table_id: int) -> Kept | None:
     """A copy of the table's playing game as this process last wrote it, or as it reads it now
     (no lock: the write compares the rows' versions), with both rows' versions. None: no game
     in progress. A table another process writes to is read afresh each time for a while."""
-    with _lock:
-        kept = _kept.get(table_id)
-        shared = _shared.get(table_id)
-        if kept is not None:
-            _kept.move_to_end(table_id)
+    kept = _kept.get(table_id)
+    shared = _shared.get(table_id)
     if kept is not None and shared is None:
         return _copy(kept)
     found = statements.select_with_row_versions(
@@ -103,46 +98,32 @@ def take(table_id: int) -> Kept | None:
         # Nobody else wrote since this process did: one quiet move more.
         quiet = kept is not None and (kept.game_row, kept.table_row) == (game_row, table_row)
         left = shared - 1 if quiet else SHARED_READS
-        with _lock:
-            if left > 0:
-                _shared[table_id] = left
-            else:
-                _shared.pop(table_id, None)
-    _keep(table_id, fresh)
+        if left > 0:
+            _shared.put(table_id, left)
+        else:
+            _shared.pop(table_id)
+    _kept.put(table_id, fresh)
     return _copy(fresh)
 
 
 def keep(game: Game, row_versions: dict[type[Game] | type[Table], str]) -> None:
-    """`game` (and its table) as just written by one statement, with the rows' new versions."""
-    _keep(game.table_id, _copy(Kept(game, row_versions[Game], row_versions[Table])))
-
-
-def _keep(table_id: int, kept: Kept) -> None:
-    with _lock:
-        _kept[table_id] = kept
-        _kept.move_to_end(table_id)
-        while len(_kept) > MAX_KEPT:
-            _kept.popitem(last=False)
+    """`game` (and its table) as just written by one statement, with the rows' new versions.
+    The caller hands the instance over: it is kept as it is, and only copies are handed out."""
+    _kept.put(game.table_id, Kept(game, row_versions[Game], row_versions[Table]))
 
 
 def forget(table_id: int) -> None:
     """The table's game changed the usual way: read it afresh next time."""
-    with _lock:
-        _kept.pop(table_id, None)
+    _kept.pop(table_id)
 
 
 def lost(table_id: int) -> None:
     """A warm move of the table lost to a write from elsewhere: read it afresh for a while."""
-    with _lock:
-        _kept.pop(table_id, None)
-        _shared[table_id] = SHARED_READS
-        _shared.move_to_end(table_id)
-        while len(_shared) > MAX_KEPT:
-            _shared.popitem(last=False)
+    _kept.pop(table_id)
+    _shared.put(table_id, SHARED_READS)
 
 
 def forget_all() -> None:
     """Tests: a fresh process."""
-    with _lock:
-        _kept.clear()
-        _shared.clear()
+    _kept.clear()
+    _shared.clear()
