@@ -50,6 +50,22 @@ class AccountAdapter(DefaultAccountAdapter):  # type: ignore[misc]
         login = str(credentials.get("email", credentials.get("username", "")) or "")
         login_limits.account_clear(request, login)
 
+    def set_password(self, user: Any, password: str) -> None:
+        """A player changing their own password: their session is marked as changing it before
+        the new one is saved (and announced), so that its sockets stay open while Django gives
+        the session a new key and hash (`accounts.signals.password_changed`)."""
+        from allauth.core import context
+
+        from dominoes_site.user_sockets import password_changing
+
+        request = self.request or context.request
+        session = getattr(request, "session", None)
+        key = getattr(session, "session_key", None)
+        if key and getattr(getattr(request, "user", None), "pk", None) == user.pk:
+            password_changing(key)
+            request._session_before_password = key
+        super().set_password(user, password)
+
     def save_user(self, request: HttpRequest, user: Any, form: Any, commit: bool = True) -> Any:
         data = form.cleaned_data
         user.display_name = data["display_name"]

@@ -7,14 +7,16 @@ import re
 import zoneinfo
 from typing import Any
 
+from allauth.account.forms import AddEmailForm as AllauthAddEmailForm
 from allauth.account.forms import LoginForm as AllauthLoginForm
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.conf import settings
+from django.utils import formats, timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from accounts.services import OLDEST_PLAUSIBLE_AGE, age_on, local_today
+from accounts.services import OLDEST_PLAUSIBLE_AGE, age_on, email_blocked_until, local_today
 
 DISPLAY_NAME_RE = re.compile(r"^[\w][\w \-]{1,22}[\w]$")
 RESERVED_PREFIXES = ("house", "admin", "staff", "dominologist")
@@ -46,6 +48,24 @@ def clean_time_zone_value(value: str) -> str:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         return "UTC"
     return value
+
+
+def refuse_closed_email(value: str) -> None:
+    """An e-mail address of an account closed less than `CLOSED_EMAIL_WAIT_DAYS` ago is
+    refused, saying from when it is welcome again (docs/privacy.md)."""
+    until = email_blocked_until(value) if value else None
+    if until is not None:
+        raise forms.ValidationError(
+            _(
+                "An account with this e-mail address was closed less than %(days)d days ago. "
+                "The address can be used to sign up again from %(date)s."
+            )
+            % {
+                "days": settings.CLOSED_EMAIL_WAIT_DAYS,
+                "date": formats.date_format(timezone.localtime(until), "DATE_FORMAT"),
+            },
+            code="closed_recently",
+        )
 
 
 class DateOfBirthInput(forms.DateInput):
@@ -93,6 +113,11 @@ class SignupForm(AllauthSignupForm):
     def clean_display_name(self) -> str:
         return clean_display_name_value(self.cleaned_data.get("display_name", ""))
 
+    def clean_email(self) -> str:
+        value: str = super().clean_email()
+        refuse_closed_email(value)
+        return value
+
     def clean_time_zone(self) -> str:
         return clean_time_zone_value(self.cleaned_data.get("time_zone", ""))
 
@@ -118,6 +143,15 @@ class LoginForm(AllauthLoginForm):  # type: ignore[misc]
         self.fields["password"].help_text = ""
         if "remember" in self.fields:
             self.fields["remember"].label = _("Keep me logged in on this device")
+
+
+class AddEmailForm(AllauthAddEmailForm):  # type: ignore[misc]
+    """allauth's "add an e-mail address", refusing a recently closed account's address too."""
+
+    def clean_email(self) -> str:
+        value: str = super().clean_email()
+        refuse_closed_email(value)
+        return value
 
 
 class ProfileForm(forms.ModelForm):  # type: ignore[type-arg]

@@ -3,16 +3,20 @@
 One rule for both doors: the site's log-in (allauth, through `accounts.adapter`) and the admin's
 (`AdminLoginForm`, installed in `AccountsConfig.ready`), on the same counters, so that guesses
 cannot be split between the two. The limits are allauth rate-limit strings in
-`ACCOUNT_RATE_LIMITS` (`login_failed_account`, `login_failed_address`), kept in the cache by
-allauth's rate-limit code.
+`ACCOUNT_RATE_LIMITS` (`login_failed_account`, `login_failed_address`); the counters are ours.
 
-- **Per address**, only wrong passwords count: players logging in together from one network (a
-  club) are never refused for logging in. An attempt is refused only when the address already
-  has its limit of wrong passwords; a wrong one is recorded when it is found wrong.
-- **Per account** (the address typed, lower-cased), each attempt holds a place while its password
-  is checked: a right password gives it back, a wrong one keeps it. So at most the limit of
-  guesses at one account can ever be in flight, however many are sent at once, and a person
-  logging in is refused only after that many wrong passwords for their account.
+A limit of N wrong passwords in a window is N *places* in the cache, one key each. An attempt
+takes a free place with `cache.add` (atomic: Redis' SET NX, locmem's lock) *before* its password
+is checked, in every limit it falls under (its address, its account): so however many are sent
+at once, at most N passwords are ever being checked or found wrong in one window. A right
+password gives its places back at once; a wrong one turns them into a mark that lasts the window
+(the place expires with it). So:
+
+- only wrong passwords count: players logging in together from one network (a club), or one
+  player's tabs logging in at once, are never refused for logging in;
+- an attempt that finds every place taken by wrong passwords is refused at once, saying how long
+  to wait; one that finds some places held by attempts still being checked waits for them (up to
+  `LOGIN_PLACE_WAIT_SECONDS`), because those may prove right and give their places back.
 
 allauth's own `login_failed` limit counted every log-in until it succeeded (and so refused a
 club logging in at once); it is switched off in the settings and replaced by this.
@@ -21,21 +25,26 @@ club logging in at once); it is switched off in the settings and replaced by thi
 from __future__ import annotations
 
 import math
+import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from allauth.core.internal import ratelimit
 from django import forms
+from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.sites.shortcuts import get_current_site
 from django.core.cache import cache
 from django.http import HttpRequest
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, ngettext
 
 APP = "allauth.account"
 PER_ACCOUNT = "login_failed_account"
 PER_ADDRESS = "login_failed_address"
+HELD = "held"  # a place taken by an attempt whose password is being checked
+WRONG = "wrong"  # a place kept by a wrong password until its window ends
+POLL_SECONDS = 0.02
 
 
 class LoginLimited(Exception):
@@ -47,20 +56,64 @@ class LoginLimited(Exception):
 
 
 def account_key(request: HttpRequest, login: str) -> str:
-    """The per-account counter's key: the site and the address typed, lower-cased (the same
-    key as allauth's, so a password reset clears it)."""
+    """The per-account counter's key: the site and the address typed, lower-cased."""
     return f"{get_current_site(request).domain}:{login.strip().lower()}"
 
 
-def _wait_seconds(request: HttpRequest, action: str, key: str | None) -> float:
-    """How long until the limit that refused `action` lets an attempt through again."""
+@dataclass(frozen=True)
+class _Limit:
+    """One rate of one limit for one address or account: its places' keys."""
+
+    prefix: str
+    rate: ratelimit.Rate
+
+    @property
+    def keys(self) -> list[str]:
+        return [f"{self.prefix}:place:{n}" for n in range(self.rate.amount)]
+
+
+def _limits(request: HttpRequest, action: str, key: str | None = None) -> list[_Limit]:
+    return [
+        _Limit(ratelimit.get_cache_key(request, app=APP, action=action, rate=rate, key=key), rate)
+        for rate in ratelimit.get_rates(app=APP, action=action)
+    ]
+
+
+@dataclass(frozen=True)
+class _Place:
+    key: str
+    token: str
+    duration: float
+
+
+def _take(limit: _Limit) -> _Place | str:
+    """Take a free place: the place, or `WRONG` when every place holds a wrong password, or
+    `HELD` when some are held by attempts still being checked (one may free its place)."""
+    token = secrets.token_hex(8)
+    for key in limit.keys:
+        if cache.add(key, (HELD, token, time.time()), timeout=limit.rate.duration):
+            return _Place(key, token, limit.rate.duration)
+    values = cache.get_many(limit.keys)
+    if len(values) == len(limit.keys) and all(v[0] == WRONG for v in values.values()):
+        return WRONG
+    return HELD
+
+
+def _give_back(place: _Place) -> None:
+    value = cache.get(place.key)
+    if value is not None and value[1] == place.token:
+        cache.delete(place.key)
+
+
+def _wait_seconds(limits: list[_Limit]) -> float:
+    """How long until a place of these limits frees itself (the oldest wrong password's window
+    ends)."""
     now = time.time()
     wait = 0.0
-    for rate in ratelimit.get_rates(app=APP, action=action):
-        cache_key = ratelimit.get_cache_key(request, app=APP, action=action, rate=rate, key=key)
-        history = [t for t in cache.get(cache_key, []) if t > now - rate.duration]
-        if len(history) >= rate.amount:  # newest first: the amount-th newest must expire
-            wait = max(wait, history[rate.amount - 1] + rate.duration - now)
+    for limit in limits:
+        marks = [v[2] for v in cache.get_many(limit.keys).values() if v[0] == WRONG]
+        if len(marks) >= limit.rate.amount:
+            wait = max(wait, min(marks) + limit.rate.duration - now)
     return wait
 
 
@@ -68,8 +121,8 @@ def _minutes(seconds: float) -> int:
     return max(1, math.ceil(seconds / 60))
 
 
-def _account_refusal(request: HttpRequest, key: str) -> LoginLimited:
-    minutes = _minutes(_wait_seconds(request, PER_ACCOUNT, key))
+def _account_refusal(limits: list[_Limit]) -> LoginLimited:
+    minutes = _minutes(_wait_seconds(limits))
     return LoginLimited(
         ngettext(
             "Too many wrong passwords were tried for this account, so its log-in is paused. "
@@ -82,8 +135,8 @@ def _account_refusal(request: HttpRequest, key: str) -> LoginLimited:
     )
 
 
-def _address_refusal(request: HttpRequest) -> LoginLimited:
-    minutes = _minutes(_wait_seconds(request, PER_ADDRESS, None))
+def _address_refusal(limits: list[_Limit]) -> LoginLimited:
+    minutes = _minutes(_wait_seconds(limits))
     return LoginLimited(
         ngettext(
             "Too many wrong passwords were tried from your network. Try again in %(minutes)d "
@@ -98,41 +151,63 @@ def _address_refusal(request: HttpRequest) -> LoginLimited:
 
 @dataclass
 class LoginAttempt:
-    """One log-in between its limit check and its password check."""
+    """One log-in between its limit check and its password check, holding its places."""
 
-    request: HttpRequest
-    key: str
-    held: Any  # allauth's usage of the per-account limit: given back on success
+    places: list[_Place] = field(default_factory=list)
     done: bool = False
 
     def succeeded(self) -> None:
         """The password was right: this attempt was never a wrong password."""
         if not self.done:
             self.done = True
-            self.held.rollback()
+            for place in self.places:
+                _give_back(place)
 
     def failed(self) -> None:
-        """The password was wrong: it counts, for the account (kept) and the address."""
+        """The password was wrong: it counts, for the account and the address, for the window."""
         if not self.done:
             self.done = True
-            ratelimit.consume(self.request, app=APP, action=PER_ADDRESS)
+            now = time.time()
+            for place in self.places:
+                cache.set(place.key, (WRONG, place.token, now), timeout=place.duration)
 
 
 def attempt_begin(request: HttpRequest, login: str) -> LoginAttempt:
     """Before a password is checked: raise `LoginLimited` when the address or the account has
-    had too many wrong passwords, else hold this attempt's place on the account's counter."""
-    if not ratelimit.consume(request, app=APP, action=PER_ADDRESS, dry_run=True):
-        raise _address_refusal(request)
-    key = account_key(request, login)
-    held = ratelimit.consume(request, app=APP, action=PER_ACCOUNT, key=key)
-    if not held:
-        raise _account_refusal(request, key)
-    return LoginAttempt(request=request, key=key, held=held)
+    had too many wrong passwords, else hold this attempt's places until it is told the result."""
+    kinds = [
+        (_limits(request, PER_ADDRESS), _address_refusal),
+        (_limits(request, PER_ACCOUNT, account_key(request, login)), _account_refusal),
+    ]
+    deadline = time.monotonic() + settings.LOGIN_PLACE_WAIT_SECONDS
+    while True:
+        attempt = LoginAttempt()
+        refusal: LoginLimited | str | None = None
+        for limits, refuse in kinds:
+            for limit in limits:
+                taken = _take(limit)
+                if not isinstance(taken, _Place):
+                    refusal = refuse(limits) if taken == WRONG else HELD
+                    break
+                attempt.places.append(taken)
+            if refusal is not None:
+                break
+        if refusal is None:
+            return attempt
+        attempt.succeeded()  # nothing was checked: every place taken is given back
+        if isinstance(refusal, LoginLimited):
+            raise refusal
+        if time.monotonic() >= deadline:
+            raise LoginLimited(
+                gettext("Too many log-ins are being checked at this moment. Try again shortly.")
+            )
+        time.sleep(POLL_SECONDS)
 
 
 def account_clear(request: HttpRequest, login: str) -> None:
     """Forget an account's wrong passwords (its password was just reset by e-mail)."""
-    ratelimit.clear(request, app=APP, action=PER_ACCOUNT, key=account_key(request, login))
+    for limit in _limits(request, PER_ACCOUNT, account_key(request, login)):
+        cache.delete_many(limit.keys)
 
 
 class AdminLoginForm(AdminAuthenticationForm):

@@ -12,8 +12,18 @@ from django.utils import timezone, translation
 
 from accounts.services import refusal_reason
 
-# Paths a refused account may still reach: leaving, reading why, static files, the language.
-OPEN_PREFIXES = ("/accounts/logout/", "/static/", "/i18n/", "/healthz", "/rules/", "/suspended/")
+# Paths a refused account may still reach: leaving, reading why, static files, the language,
+# and its own data (downloading it, closing the account: docs/privacy.md).
+OPEN_PREFIXES = (
+    "/accounts/logout/",
+    "/static/",
+    "/i18n/",
+    "/healthz",
+    "/rules/",
+    "/suspended/",
+    "/profile/my-data/",
+    "/profile/close/",
+)
 
 
 class AgeGateMiddleware:

@@ -76,7 +76,9 @@ class User(AbstractUser):
             "What other players see at the table. 3 to 24 letters, digits, spaces, - or _."
         ),
     )
-    date_of_birth = models.DateField(_("date of birth"))
+    date_of_birth = models.DateField(
+        _("date of birth"), null=True, blank=True, help_text=_("Erased when the account closes.")
+    )
     age_status = models.CharField(
         _("age status"), max_length=10, choices=AgeStatus.choices, default=AgeStatus.DECLARED
     )
@@ -114,6 +116,17 @@ class User(AbstractUser):
         default=ProfileVisibility.PLAYERS,
         help_text=_(
             "Your profile shows your games, statistics and workouts. Staff can always see it."
+        ),
+    )
+
+    closed_at = models.DateTimeField(
+        _("closed"),
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_(
+            "When the account was closed: its personal data erased, its name replaced "
+            "(docs/privacy.md). A closed account never opens again."
         ),
     )
 
@@ -155,9 +168,16 @@ class User(AbstractUser):
         return bool(self.house_level)
 
     @property
+    def is_closed(self) -> bool:
+        return self.closed_at is not None
+
+    @property
     def shown_name(self) -> str:
         """The name pages show: the display name, or for a house player its name in the
-        reader's language ("Shark Sam (house)" is stored; Spanish reads "Tiburón Sam (casa)")."""
+        reader's language ("Shark Sam (house)" is stored; Spanish reads "Tiburón Sam (casa)");
+        a closed account's placeholder likewise ("Closed account #12" is stored)."""
+        if self.closed_at is not None:
+            return closed_name(self.pk)
         if not self.house_level:
             return self.display_name
         first = self.display_name.removeprefix(f"{self.house_level.title()} ")
@@ -184,6 +204,28 @@ class User(AbstractUser):
 
     def get_short_name(self) -> str:
         return self.display_name
+
+
+def closed_name(pk: int) -> str:
+    """The neutral name a closed account goes by, in the reader's language. Display names
+    never contain "#", so it can never be anyone's chosen name."""
+    return _("Closed account #%(number)d") % {"number": pk}
+
+
+class ClosedEmail(models.Model):
+    """An e-mail address of a closed account, kept only as a keyed hash (HMAC with the site's
+    secret key) with the closing date: it cannot sign up again until the waiting time is over
+    (`accounts.services.email_blocked_until`). Rows past that time are removed every day."""
+
+    digest = models.CharField(max_length=64, unique=True)
+    closed_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("closed account's e-mail (hashed)")
+        verbose_name_plural = _("closed accounts' e-mails (hashed)")
+
+    def __str__(self) -> str:
+        return f"{self.digest[:12]}… closed {self.closed_at:%Y-%m-%d}"
 
 
 class AgeStatusChange(models.Model):

@@ -147,8 +147,23 @@ def age_status_set(
 
 
 def report_underage(*, user: User, reported_by: User | None, reason: str) -> None:
-    """Flag an account as reported underage; the next age-gate run suspends it."""
-    User.objects.filter(pk=user.pk).update(reported_underage=True, needs_age_review=True)
+    """Flag an account as reported underage and suspend it at once, as staff's Suspend does
+    (the change is recorded with who and why, and every open socket of the account closes with
+    4003 once it is committed); it waits in the age-review queue. The daily job would suspend a
+    flagged account too, but a player reported underage must not play until then."""
+    reason = (reason or "").strip() or "no reason given"
+    with transaction.atomic():
+        current = User.objects.select_for_update().get(pk=user.pk)
+        User.objects.filter(pk=user.pk).update(reported_underage=True)
+        if current.age_status != AgeStatus.SUSPENDED:
+            age_status_set(
+                user=user,
+                status=AgeStatus.SUSPENDED,
+                reason=f"Reported underage: {reason}",
+                changed_by=reported_by,
+                expected_status=current.age_status,
+            )
+        User.objects.filter(pk=user.pk).update(needs_age_review=True)
     user.reported_underage = True
     user.needs_age_review = True
     log.info("user %s reported underage by %s: %s", user.pk, reported_by, reason)
@@ -194,3 +209,50 @@ def age_gate_sweep(*, today: dt.date | None = None) -> list[int]:
             User.objects.filter(pk=user.pk).update(needs_age_review=True)
             suspended.append(user.pk)
     return suspended
+
+
+# --- closed accounts' e-mails (docs/privacy.md) ------------------------------------------------
+
+
+def email_digest(email: str) -> str:
+    """A keyed hash of an e-mail address (case and surrounding spaces ignored): the house can
+    tell the address again when someone signs up with it, but cannot read it back."""
+    from django.utils.crypto import salted_hmac
+
+    normal = (email or "").strip().lower()
+    return salted_hmac("accounts.closed-email", normal, algorithm="sha256").hexdigest()
+
+
+def email_wait() -> dt.timedelta:
+    return dt.timedelta(days=settings.CLOSED_EMAIL_WAIT_DAYS)
+
+
+def email_closed_remember(email: str, closed_at: dt.datetime) -> None:
+    """Keep the keyed hash of a closed account's e-mail with the closing time."""
+    from accounts.models import ClosedEmail
+
+    ClosedEmail.objects.update_or_create(
+        digest=email_digest(email), defaults={"closed_at": closed_at}
+    )
+
+
+def email_blocked_until(email: str, now: dt.datetime | None = None) -> dt.datetime | None:
+    """When this e-mail may sign up again, if an account with it was closed less than
+    `CLOSED_EMAIL_WAIT_DAYS` ago; None when it may now."""
+    from accounts.models import ClosedEmail
+
+    now = now or timezone.now()
+    row = ClosedEmail.objects.filter(digest=email_digest(email)).first()
+    if row is None:
+        return None
+    until = row.closed_at + email_wait()
+    return until if until > now else None
+
+
+def closed_emails_forget(now: dt.datetime | None = None) -> int:
+    """Remove the hashes whose waiting time is over; returns how many."""
+    from accounts.models import ClosedEmail
+
+    now = now or timezone.now()
+    deleted, _rows = ClosedEmail.objects.filter(closed_at__lte=now - email_wait()).delete()
+    return deleted

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from allauth.account.signals import password_changed, password_set
+from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.signals import user_logged_out
 from django.db.models.signals import post_delete, post_init, post_save
 from django.dispatch import receiver
 from django.http import HttpRequest
 
 from accounts.models import User
-from dominoes_site.user_sockets import account_changed, account_changed_on_commit
+from dominoes_site.user_sockets import account_changed, account_changed_on_commit, session_moved
 
 #: The fields whose change may end an account's right to act.
 STANDING_FIELDS = ("password", "is_active", "age_status", "date_of_birth", "time_zone")
@@ -57,3 +59,21 @@ def logged_out(sender: Any, request: HttpRequest | None, user: Any, **kwargs: An
         return
     session = getattr(request, "session", None)
     account_changed(user.pk, ended_session=getattr(session, "session_key", None))
+
+
+@receiver(password_changed, dispatch_uid="accounts.password_changed")
+@receiver(password_set, dispatch_uid="accounts.password_set")
+def password_changed_here(sender: Any, request: HttpRequest, user: Any, **kwargs: Any) -> None:
+    """After a password changed on the site: the session that changed it has its new key and
+    hash (Django's `update_session_auth_hash`). It is saved now, not at the response, its
+    sockets are told where it went, and every socket of the account checks again: this
+    session's stay open, the other sessions' close (4001)."""
+    old_key = getattr(request, "_session_before_password", None)
+    if not old_key:
+        return
+    session = request.session
+    kept = session.get(SESSION_KEY) == str(user.pk)
+    if kept:
+        session.save()
+    session_moved(old_key, session.session_key if kept else None)
+    account_changed_on_commit(user.pk)

@@ -33,10 +33,9 @@ from typing import Any
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dominoes_site.settings")
 
 # isort: off
-from dominoes_site.asgi import django_asgi_app  # first: it sets Django up
+from dominoes_site.asgi import auth_stack, django_asgi_app  # first: it sets Django up
 
 # isort: on
-from channels.auth import AuthMiddlewareStack
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.routing import ProtocolTypeRouter, URLRouter
 from channels.security.websocket import AllowedHostsOriginValidator
@@ -136,7 +135,7 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, *bench_urlpatterns]))
+            auth_stack(URLRouter([*websocket_urlpatterns, *bench_urlpatterns]))
         ),
     }
 )

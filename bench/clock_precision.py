@@ -20,8 +20,9 @@ the worst case, where every clock of the house runs out at once.
 
 For every dumbbell the report gives:
   - late: when the server applied it (the timeout action's `created_at` in the database) minus
-    the moment it was due, its deadline plus the grace (GYM_CLOCK_GRACE_MS, 300 ms): a move that
-    arrives before that still counts, so the clock cannot act sooner. "Early" counts any applied
+    the moment it was due, its deadline plus the grace (GYM_CLOCK_GRACE_MS, 300 ms) plus the
+    timer's slack (GYM_CLOCK_TIMER_SLACK_MS, 1 s: a move that arrived in time but is still being
+    carried out wins the turn), so the clock cannot act sooner. "Early" counts any applied
     before that moment (there must be none). The lateness after the bare deadline is shown too.
   - seen: when each client received the update carrying it, minus when it was applied.
 
@@ -104,6 +105,9 @@ def setup_role(spec_path: str, out_path: str) -> None:
                 "cookie": settings.SESSION_COOKIE_NAME,
                 "groups": groups,
                 "grace_ms": settings.GYM_CLOCK_GRACE_MS,
+                # the timer waits this much more for a move that arrived in time (older trees:
+                # none)
+                "slack_ms": getattr(settings, "GYM_CLOCK_TIMER_SLACK_MS", 0),
             }
         )
     )
@@ -376,7 +380,8 @@ def report(
     t0: float,
     down: tuple[float, float] | None,
 ) -> None:
-    grace = setup["grace_ms"]
+    # due: the deadline, the grace, and the timer's slack (the timer acts no sooner)
+    grace = setup["grace_ms"] + setup.get("slack_ms", 0)
     seen = answer["seen"]
     tables = [t for g in setup["groups"] for t in g["tables"]]
     applied: dict[tuple[int, int], float] = {}

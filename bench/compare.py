@@ -11,6 +11,12 @@ servers, and prints every run's figures, the median of each side and the ratio n
 
 Everything after `--` goes to both sides' `ws_load.py` (each side runs its own copy of the
 script, so an option only the new one knows cannot be compared). `--json FILE` writes all runs.
+
+`--script many_sockets.py` compares another bench instead (its figures are listed in
+`FIGURES_BY_SCRIPT`). A script that takes `--code-root` runs from this tree on both sides (the
+older commit may not have it): only the servers run the older commit's code, from its worktree.
+
+    .venv/bin/python bench/compare.py --script many_sockets.py --rev b8f44db --rounds 1
 """
 
 from __future__ import annotations
@@ -38,6 +44,39 @@ FIGURES = [
     ("baseline fan-out /s", ("baseline", "moves_per_s"), "higher"),
 ]
 
+#: The same for the other scripts compare.py can run (`--script`).
+MANY = "mix_result"
+FIGURES_BY_SCRIPT: dict[str, list[tuple[str, tuple[str, ...], str]]] = {
+    "ws_load.py": FIGURES,
+    "many_sockets.py": [
+        ("sockets open", (MANY, "ramp", "sockets"), "higher"),
+        ("handshakes/s (ramp)", (MANY, "ramp", "handshakes_per_s"), "higher"),
+        ("handshake p50 (ms)", (MANY, "ramp", "handshake_ms", "p50_ms"), "lower"),
+        ("handshake p99 (ms)", (MANY, "ramp", "handshake_ms", "p99_ms"), "lower"),
+        ("hello -> snapshot p99 (ms)", (MANY, "ramp", "hello_to_snapshot_ms", "p99_ms"), "lower"),
+        ("daphne CPU per handshake (ms)",
+         (MANY, "ramp", "server_cpu_ms_per_handshake", "daphnes"), "lower"),
+        ("daphne KiB per socket", (MANY, "ramp", "memory_kib_per_socket", "daphnes"), "lower"),
+        ("redis KiB per socket", (MANY, "ramp", "memory_kib_per_socket", "redis"), "lower"),
+        ("redis connections after the ramp", (MANY, "ramp", "redis_connections"), "lower"),
+        ("client KiB per socket", (MANY, "ramp", "memory_kib_per_socket", "clients"), "-"),
+        ("mix move -> table p99 (ms)",
+         (MANY, "play", "move_to_every_table_socket_ms", "p99_ms"), "lower"),
+        ("dead sockets (no pong)", (MANY, "check", "dead_total"), "lower"),
+        ("deaf sockets", (MANY, "check", "deaf_total"), "lower"),
+        ("final move -> all watchers p50 (ms)",
+         ("final_result", "move_to_every_watcher_ms", "p50_ms"), "lower"),
+        ("final move -> all watchers p99 (ms)",
+         ("final_result", "move_to_every_watcher_ms", "p99_ms"), "lower"),
+        ("final daphne CPU per move (ms)",
+         ("final_result", "server_cpu_ms_per_move", "daphnes"), "lower"),
+        ("final moves", ("final_result", "moves"), "higher"),
+    ],
+}  # fmt: skip
+
+#: Scripts that run from this tree on both sides, the older side with `--code-root <worktree>`.
+CLIENT_SCRIPTS = {"many_sockets.py"}
+
 
 def _dig(data: dict[str, Any], path: tuple[str, ...]) -> float | None:
     value: Any = data
@@ -58,10 +97,18 @@ def _worktree(rev: str, into: Path) -> Path:
     return into
 
 
-def _run(tree: Path, bench_args: list[str], out: Path) -> dict[str, Any] | None:
-    command = [sys.executable, str(tree / "bench" / "ws_load.py"), *bench_args, "--json", str(out)]
-    print(f"\n$ (in {tree}) {' '.join(command[1:])}", flush=True)
-    done = subprocess.run(command, cwd=tree)
+def _run(
+    tree: Path, bench_args: list[str], out: Path, script: str = "ws_load.py"
+) -> dict[str, Any] | None:
+    if script in CLIENT_SCRIPTS:  # this tree's client, `tree`'s servers
+        command = [sys.executable, str(ROOT / "bench" / script), "--code-root", str(tree)]
+        cwd = ROOT
+    else:
+        command = [sys.executable, str(tree / "bench" / script)]
+        cwd = tree
+    command += [*bench_args, "--json", str(out)]
+    print(f"\n$ (in {cwd}) {' '.join(command[1:])}", flush=True)
+    done = subprocess.run(command, cwd=cwd)
     if done.returncode != 0 or not out.exists():
         print(f"  -> failed (exit {done.returncode})", flush=True)
         return None
@@ -81,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="runs of each side, alternating")
     parser.add_argument("--json", metavar="FILE", help="write every run's figures here")
     parser.add_argument(
+        "--script", default="ws_load.py", choices=sorted(FIGURES_BY_SCRIPT), help="the bench"
+    )
+    parser.add_argument(
         "--new-args",
         default="",
         help="more ws_load.py options for this tree only (ones the old script does not know, "
@@ -96,7 +146,10 @@ def main(argv: list[str] | None = None) -> int:
             for side, tree in (("old", old_tree), ("new", ROOT)):
                 # (the new script would also record its run in bench/results/: not a comparison's)
                 extra = ["--no-record", *args.new_args.split()] if side == "new" else []
-                runs[side].append(_run(tree, [*bench_args, *extra], scratch / f"{side}-{i}.json"))
+                if args.script in CLIENT_SCRIPTS:  # both sides are this tree's script
+                    extra = ["--no-record", *(args.new_args.split() if side == "new" else [])]
+                out = scratch / f"{side}-{i}.json"
+                runs[side].append(_run(tree, [*bench_args, *extra], out, args.script))
     finally:
         subprocess.run(
             ["git", "worktree", "remove", "--force", str(old_tree)],
@@ -107,11 +160,12 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"\nside by side: {args.rev} (old) and this tree (new), {args.rounds} runs each,")
     print(
-        f"alternating; ws_load.py {' '.join(bench_args)}; new side also: {args.new_args or '-'}\n"
+        f"alternating; {args.script} {' '.join(bench_args)}; new side also: "
+        f"{args.new_args or '-'}\n"
     )
     print(f"{'figure':34} {'old runs':>24} {'new runs':>24} {'old':>8} {'new':>8} {'new/old':>8}")
     summary: dict[str, Any] = {}
-    for label, path, better in FIGURES:
+    for label, path, better in FIGURES_BY_SCRIPT[args.script]:
         olds = [v for r in runs["old"] if r and (v := _dig(r, path)) is not None]
         news = [v for r in runs["new"] if r and (v := _dig(r, path)) is not None]
         old_m = statistics.median(olds) if olds else None
@@ -134,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
             json.dumps(
                 {
                     "rev": args.rev,
+                    "script": args.script,
                     "args": bench_args,
                     "new_args": args.new_args.split(),
                     "runs": runs,

@@ -277,6 +277,9 @@ class Stack:
                 "",
                 "--appendonly",
                 "no",
+                # a server that leaks connections is measured, not stopped (the figure says it)
+                "--maxclients",
+                "100000",
                 "--dir",
                 str(self.tmp),
                 "--logfile",

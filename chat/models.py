@@ -67,7 +67,13 @@ class ChatReport(models.Model):
                 # Reports handled before who and when were kept have neither.
                 condition=Q(handled=True) | Q(handled_by__isnull=True, handled_at__isnull=True),
                 name="chat_report_handled_when",
-            )
+            ),
+            # One open report per reporter, player and table: a repeat is merged into it.
+            models.UniqueConstraint(
+                fields=["table", "reporter", "reported"],
+                condition=Q(handled=False),
+                name="chat_report_one_open",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -12,13 +12,14 @@ import unicodedata
 from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from chat.models import Audience, ChatMessage, ChatReport, ChatTimeout
+from dominoes_site import limits
 from dominoes_site.layer import group_send_many
 from tables import broadcast
 from tables.models import Game, Seat, Table
@@ -31,6 +32,8 @@ RATE_WINDOW = timedelta(seconds=10)
 RECENT = 50
 #: A report keeps this many of the reported player's latest messages at the table.
 REPORT_KEEPS = 30
+#: Reports one player may send a minute, repeats included (anywhere on the site).
+REPORTS_PER_MINUTE = 5
 
 #: Quick-chat phrases: stored by key, shown in each reader's own language.
 QUICK = {
@@ -157,10 +160,13 @@ def message_view(message: ChatMessage, user: Any | None = None) -> dict[str, Any
     }
 
 
-def chat_recent(*, table_id: int, user_id: int) -> list[dict[str, Any]]:
-    """What a page shows when it opens: the players' chat, and for spectators theirs too."""
+def chat_recent(
+    *, table_id: int, user_id: int, audience: str | None = None
+) -> list[dict[str, Any]]:
+    """What a page shows when it opens: the players' chat, and for spectators theirs too.
+    `audience`: the user's (`audience_of`), when the caller knows it."""
     audiences = [Audience.PLAYERS]
-    if audience_of(table_id, user_id) == Audience.SPECTATORS:
+    if (audience or audience_of(table_id, user_id)) == Audience.SPECTATORS:
         audiences.append(Audience.SPECTATORS)
     rows = list(
         ChatMessage.objects.filter(table_id=table_id, audience__in=audiences)
@@ -171,11 +177,21 @@ def chat_recent(*, table_id: int, user_id: int) -> list[dict[str, Any]]:
 
 
 def chat_report(*, table_id: int, reporter: Any, reported_id: object, reason: object) -> ChatReport:
-    """Keep a copy of a player's recent messages at this table for staff to read."""
+    """Keep a copy of a player's recent messages at this table for staff to read.
+
+    One open report per reporter, player and table (a database constraint): a repeat is merged
+    into it (the copy takes in the messages said since, the reason is kept, or given if it had
+    none) and answered like the first. A player may send REPORTS_PER_MINUTE a minute, repeats
+    included (`report_rate`)."""
     if type(reported_id) is not int:
         raise ChatError("bad_field", _("Name the player to report."), field="user")
     if reported_id == reporter.pk:
         raise ChatError("bad_field", _("You can't report yourself."), field="user")
+    if not limits.hit(f"report:{reporter.pk}", REPORTS_PER_MINUTE, 60):
+        raise ChatError(
+            "report_rate",
+            _("You have sent several reports just now: wait a minute. Staff read every one."),
+        )
     reason_text = "" if reason is None else _clean(reason) if reason else ""
     visible = [Audience.PLAYERS]
     if audience_of(table_id, reporter.pk) == Audience.SPECTATORS:
@@ -187,13 +203,27 @@ def chat_report(*, table_id: int, reporter: Any, reported_id: object, reason: ob
     )
     if not kept:
         raise ChatError("nothing_to_report", _("That player has said nothing here to report."))
-    return ChatReport.objects.create(
-        table_id=table_id,
-        reporter=reporter,
-        reported_id=reported_id,
-        reason=reason_text,
-        messages=[message_view(m) for m in reversed(kept)],
-    )
+    copy = [message_view(m) for m in reversed(kept)]
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                return ChatReport.objects.create(
+                    table_id=table_id,
+                    reporter=reporter,
+                    reported_id=reported_id,
+                    reason=reason_text,
+                    messages=copy,
+                )
+        except IntegrityError:  # an open report of this player by this reporter: merge
+            pass
+        report = ChatReport.objects.select_for_update().get(
+            table_id=table_id, reporter=reporter, reported_id=reported_id, handled=False
+        )
+        known = {m["id"] for m in report.messages}
+        report.messages = report.messages + [m for m in copy if m["id"] not in known]
+        report.reason = report.reason or reason_text
+        report.save(update_fields=["messages", "reason"])
+        return report
 
 
 def reports_handled(*, report_ids: list[int], by: Any) -> int:
@@ -207,9 +237,32 @@ def reports_handled(*, report_ids: list[int], by: Any) -> int:
 
 
 def report_reopen(*, report_id: int, by: Any) -> int:
-    """Staff put a handled report back in the queue: who handled it, and when, is cleared."""
+    """Staff put a handled report back in the queue: who handled it, and when, is cleared. If the
+    same reporter has an open report of the same player at that table meanwhile, that one is
+    merged into this one (one open report each: the constraint)."""
     if not (getattr(by, "is_active", False) and getattr(by, "is_staff", False)):
         raise PermissionError("Only staff handle reports.")
-    return ChatReport.objects.filter(pk=report_id, handled=True).update(
-        handled=False, handled_by=None, handled_at=None
-    )
+    with transaction.atomic():
+        report = ChatReport.objects.select_for_update().filter(pk=report_id, handled=True).first()
+        if report is None:
+            return 0
+        open_one = (
+            ChatReport.objects.select_for_update()
+            .filter(
+                table_id=report.table_id,
+                reporter_id=report.reporter_id,
+                reported_id=report.reported_id,
+                handled=False,
+            )
+            .first()
+        )
+        if open_one is not None:
+            known = {m["id"] for m in report.messages}
+            report.messages = report.messages + [
+                m for m in open_one.messages if m["id"] not in known
+            ]
+            report.reason = report.reason or open_one.reason
+            open_one.delete()
+        report.handled, report.handled_by, report.handled_at = False, None, None
+        report.save(update_fields=["messages", "reason", "handled", "handled_by", "handled_at"])
+        return 1

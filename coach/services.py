@@ -385,19 +385,31 @@ def _work_on(review: Review, done: int, worlds: int) -> int | None:
 # --- hints at practice tables -------------------------------------------------------------------
 
 
-def is_practice(table: Table, game: Game, user: Any) -> bool:
-    """A practice table: this person and house players only (no other person), and no
-    tournament runs it."""
+def practice_refusal(table: Table, game: Game, user: Any) -> str | None:
+    """Why `user` may not have hints at this table, in words for them; None at a practice
+    table: this person and house players only (no other person), no tournament runs it,
+    nothing at stake (no Dollars, no canteen bet: a Gym workout is owed to nobody) and not
+    rated (docs/review.md, "Hints")."""
     from accounts.models import User
+    from tables import stakes
     from tournaments.models import Match
 
     others = [p for p in game.players if p is not None and p != user.pk]
-    if len(others) != len(game.players) - 1:
-        return False
     house = User.objects.filter(pk__in=others).exclude(house_level="").count()
-    if house != len(others):
-        return False
-    return not Match.objects.filter(table=table).exists()
+    if len(others) != len(game.players) - 1 or house != len(others):
+        return _("Hints are for practice tables only: against house players, never people.")
+    if Match.objects.filter(table=table).exists():
+        return _("Hints are for practice tables only: never at a tournament's table.")
+    if stakes.keeper().stake_view(table).kind not in ("none", "workout"):
+        return _("Hints are for practice tables only: never at a table played for a stake.")
+    if table.rated:
+        return _("Hints are for practice tables only: never at a rated table.")
+    return None
+
+
+def is_practice(table: Table, game: Game, user: Any) -> bool:
+    """Whether this is a practice table for `user`, where hints are given (`practice_refusal`)."""
+    return practice_refusal(table, game, user) is None
 
 
 def hint_give(*, table_id: int, user: Any) -> dict[str, Any]:
@@ -413,11 +425,9 @@ def hint_give(*, table_id: int, user: Any) -> dict[str, Any]:
     seat = seat_of(game, user)
     if seat is None:
         raise CoachRefused("not_seated", _("Only a player at this table can ask for a hint."))
-    if not is_practice(table, game, user):
-        raise CoachRefused(
-            "not_practice",
-            _("Hints are for practice tables only: against house players, never people."),
-        )
+    refusal = practice_refusal(table, game, user)
+    if refusal is not None:
+        raise CoachRefused("not_practice", refusal)
     state = GameState.from_json(game.state)
     if state.to_act != seat or state.phase not in (Phase.PLAYING, Phase.CHOOSING_DOUBLES):
         raise CoachRefused("not_your_turn", _("A hint is for your turn: wait for it."), status=409)

@@ -2,7 +2,9 @@
 
 HTTP goes to Django (whitenoise serves static files inside it). WebSockets pass, outermost
 first, through the origin check (only our own pages, on the port the socket was opened on), the
-session auth middleware and the URL router.
+session auth middleware and the URL router. Importing this module also makes daphne stamp every
+incoming WebSocket frame with the moment it read it (dominoes_site/arrival.py): the `daphne`
+command imports the application before it serves anything.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dominoes_site.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.auth import AuthMiddleware, get_user  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import WebsocketDenier  # noqa: E402
+from channels.sessions import CookieMiddleware, SessionMiddleware  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 
+from dominoes_site import db_hop  # noqa: E402
 from dominoes_site.routing import websocket_urlpatterns  # noqa: E402
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -82,12 +86,38 @@ class SameOriginValidator:
         return await self.application(scope, receive, send)
 
 
+class InlineAuthMiddleware(AuthMiddleware):  # type: ignore[misc]
+    """channels' AuthMiddleware, with the session and the user read as the sockets' own database
+    work is (dominoes_site/db_hop.py: inline, and once more on a fresh connection if the
+    database dropped the one it found) rather than through a hop to a worker thread: after a
+    restart or a drain hundreds of sockets open at once, and each hop waited for the thread and
+    for the GIL behind the event loop's work."""
+
+    async def resolve_scope(self, scope: dict[str, Any]) -> None:
+        scope["user"]._wrapped = await db_hop.run(get_user.func, scope)
+
+
+def auth_stack(inner: Any) -> Any:
+    """channels' AuthMiddlewareStack, with the user read inline (`InlineAuthMiddleware`)."""
+    return CookieMiddleware(SessionMiddleware(InlineAuthMiddleware(inner)))
+
+
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": SameOriginValidator(auth_stack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+# A daphne starting: the open-socket counts of this host's processes that are gone are dropped.
+from dominoes_site import metrics  # noqa: E402
+
+metrics.clear_dead_processes()
+
+# Every incoming WebSocket frame stamped with when daphne read it (dominoes_site/arrival.py).
+from dominoes_site import arrival  # noqa: E402
+
+arrival.install()
 
 # Short garbage-collection pauses for a long-lived server (dominoes_site/gc_policy.py).
 from dominoes_site import gc_policy  # noqa: E402

@@ -14,10 +14,24 @@ from typing import Any, cast
 
 from channels_redis.core import RedisChannelLayer
 from redis.asyncio import BlockingConnectionPool
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from dominoes_site.inboxes import Inboxes
+from dominoes_site.metrics import LAYER_RESYNCS
 
 log = logging.getLogger(__name__)
+
+#: How often each process checks that Redis still holds its sockets' group memberships.
+KEEP_SECONDS = 1.0
+#: The mark each process leaves in Redis when its memberships are all there, for this long;
+#: a minute before it lapses every membership is written again with it (so none outlives
+#: `group_expiry`, whatever the socket's age), and a mark gone sooner means Redis lost it.
+MARK_SECONDS = 3600
+#: What a socket is told when its process's link to Redis was restored: it may have missed
+#: messages sent meanwhile (every consumer has a `layer_resync` handler).
+RESYNC = {"type": "layer.resync"}
 
 
 class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
@@ -41,6 +55,16 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
         # This process's own members of each group, as its group_add/group_discard left them
         # (when each was added): `deliver_local` serves them without asking Redis.
         self._local_members: dict[str, dict[str, float]] = {}
+        # The keeper (see `_keep_forever`): the Redis server last seen, and whether the link to
+        # it failed since the memberships were last written.
+        self._keeper: asyncio.Task[None] | None = None
+        self._run_id: str | None = None  # the Redis server this process's memberships are on
+        self._marked = False  # this process has left its mark on that server
+        self._mark_until = 0.0  # when that mark lapses (it is renewed a minute before)
+        self._link_lost = False
+        #: How many times this process wrote its memberships again (a Redis restart, a lost
+        #: link); for tests and metrics.
+        self.reasserted = 0
 
     # One reader a process ---------------------------------------------------------------------
     #
@@ -74,11 +98,16 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
                 self.inboxes.keep_only(loop)
             self._reader_loop = loop
             self._reader = loop.create_task(self._read_forever(self.non_local_name(channel)))
+            keeper = self._keeper
+            if keeper is not None and not keeper.done() and not keeper.get_loop().is_closed():
+                keeper.cancel()  # (a task of a loop that is closed is gone with it)
+            self._keeper = loop.create_task(self._keep_forever())
         return await self.inboxes.get(channel)
 
     async def _read_forever(self, name: str) -> None:
         key = self.prefix + name
         connection = self.connection(self.consistent_hash(name))
+        failing = False
         while True:
             try:
                 async with connection.pipeline(transaction=False) as pipe:
@@ -88,9 +117,16 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.warning("channel layer: reading %s failed; retrying", key, exc_info=True)
+                # one warning with its cause per outage, not one a second
+                if not failing:
+                    log.warning("channel layer: reading %s failed; retrying", key, exc_info=True)
+                failing = True
+                self._link_lost = True
                 await asyncio.sleep(1)
                 continue
+            if failing:
+                log.warning("channel layer: reading %s again", key)
+                failing = False
             bodies = ([first[1]] if first else []) + [body for body, _score in more]
             for body in bodies:
                 message = self.deserialize(body)
@@ -101,7 +137,91 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
             for gone in self.inboxes.sweep():
                 self._forget_local(gone)
 
+    # Memberships that survive Redis ----------------------------------------------------------
+    #
+    # Redis holds every group's members, and a Redis that restarts empty (a crash without
+    # persistence, a failover to a replica that missed the last writes) holds none: every
+    # socket would stay open but hear nothing sent from another process. The process knows its
+    # own members (`_local_members`), so it writes them all again when Redis lost them, and then
+    # tells each of its sockets that it may have missed messages meanwhile (`RESYNC`): a table
+    # socket brings its page up to the table's latest event, the others ask their pages to fetch
+    # again what they show. Redis lost them when the server's run_id changed (a restart, another
+    # server), when this process's mark is gone before it was due to lapse (a flush, a replica
+    # that missed it), or after this process's link to it failed (a partition: what was sent to
+    # it meanwhile may be lost). Every hour they are written again anyway, with a new mark,
+    # which keeps a socket open for days in its groups.
+
+    def _mark_key(self) -> str:
+        return f"{self.prefix}:alive:{self.client_prefix}"
+
+    async def _keep_forever(self) -> None:
+        connection = self.connection(0)
+        while True:
+            try:
+                # The server the memberships were written to, as known before asking: none yet
+                # (this process's first look, before its first membership) is no loss.
+                known = self._run_id
+                async with connection.pipeline(transaction=False) as pipe:
+                    pipe.exists(self._mark_key())
+                    pipe.info("server")
+                    marked, info = await pipe.execute()
+                run_id = str(info.get("run_id", ""))
+                lost = (
+                    self._link_lost
+                    or (known is not None and run_id != known)
+                    or (self._marked and not marked)  # flushed, or a replica without it
+                )
+                renew = time.time() > self._mark_until - 60
+                if lost or not marked or renew:
+                    await self._reassert(connection)
+                    self._run_id, self._link_lost, self._marked = run_id, False, True
+                    self._mark_until = time.time() + MARK_SECONDS
+                    if lost and self._local_members:
+                        # Whatever was sent to them meanwhile may be lost.
+                        log.warning(
+                            "channel layer: Redis did not hold this process's memberships "
+                            "(restarted, replaced or unreachable): %d written again",
+                            sum(len(m) for m in self._local_members.values()),
+                        )
+                        LAYER_RESYNCS.inc()
+                        self._resync_local()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                if not self._link_lost:
+                    log.warning("channel layer: Redis unreachable; retrying", exc_info=True)
+                self._link_lost = True
+            await asyncio.sleep(KEEP_SECONDS)
+
+    async def _reassert(self, connection: Any) -> None:
+        """Write every membership of this process again (and its mark), in one round trip."""
+        now = time.time()
+        async with connection.pipeline(transaction=False) as pipe:
+            for group, members in list(self._local_members.items()):
+                key = self._group_key(group)
+                for channel in members:
+                    members[channel] = now
+                if members:
+                    pipe.zadd(key, dict.fromkeys(members, now))
+                    pipe.expire(key, self.group_expiry)
+            pipe.set(self._mark_key(), "1", ex=MARK_SECONDS)
+            await pipe.execute()
+        self.reasserted += 1
+
+    def _resync_local(self) -> None:
+        """Tell every socket of this process that it may have missed messages."""
+        channels = {channel for members in self._local_members.values() for channel in members}
+        for channel in channels:
+            self.inboxes.put(channel, dict(RESYNC), self.get_capacity(channel), known_only=True)
+
     async def flush(self) -> None:
+        if self._keeper is not None and self._reader_loop is asyncio.get_running_loop():
+            self._keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._keeper
+        self._keeper = None
+        self._run_id = None
+        self._marked = False
         if self._reader is not None and self._reader_loop is asyncio.get_running_loop():
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -124,6 +244,11 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
     # other batch. Redis still holds every member (for the other processes' senders).
 
     async def group_add(self, group: str, channel: str) -> None:
+        if self._run_id is None and channel.startswith(self._local_prefix()):
+            # Which server the process's first membership goes to: a later change of server
+            # (a restart) is then known for a loss, even before the keeper's first look.
+            info = await self.connection(0).info("server")
+            self._run_id = str(info.get("run_id", ""))
         await super().group_add(group, channel)
         if channel.startswith(self._local_prefix()):
             self._local_members.setdefault(group, {})[channel] = time.time()
@@ -168,6 +293,10 @@ class HouseRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]
     def create_pool(self, index: int) -> Any:
         host = dict(self.hosts[index])
         address = host.pop("address")
+        # A pooled connection that Redis dropped (a restart) fails its next command: try it
+        # again on a fresh one, a few times over about a second, instead of losing the message.
+        host.setdefault("retry", Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 4))
+        host.setdefault("retry_on_error", [RedisConnectionError])
         return BlockingConnectionPool.from_url(address, **host)
 
     # One move's audiences in two round trips ------------------------------------------------

@@ -10,7 +10,9 @@ answers pings with the server time in epoch milliseconds (clients draw clocks fr
 time, not their own), and checks every frame before any handler sees it: text only, at most
 `MAX_FRAME_BYTES` bytes of UTF-8, JSON nested at most `MAX_DEPTH` deep with valid Unicode text,
 an object with a string `type`. Once a socket is closing (closed by the house, or gone under
-it) nothing more is read or sent on it.
+it) nothing more is read or sent on it. Each frame is noted with the moment it reached the server
+(`received_at`: dominoes_site/arrival.py), for what depends on when a message arrived (a move
+against the Gym clock).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import json
 import time
 from collections.abc import Callable
 from contextlib import nullcontext, suppress
-from typing import Any, ParamSpec, TypeVar
+from datetime import UTC, datetime
+from typing import Any, ParamSpec, TypeGuard, TypeVar
 
 import msgspec
 from channels.consumer import get_handler_name
@@ -29,7 +32,8 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from accounts.services import user_group_name
-from dominoes_site import db_hop, user_sockets
+from dominoes_site import arrival, db_hop, user_sockets
+from dominoes_site.metrics import HANDSHAKES_REJECTED, SOCKETS_OPEN
 from dominoes_site.user_sockets import CLOSE_NOT_ALLOWED, CLOSE_NOT_LOGGED_IN, Refusal
 
 try:  # what daphne's WebSocket protocol (autobahn) raises on a send to a socket that is closing
@@ -40,6 +44,15 @@ except ImportError:  # pragma: no cover - another ASGI server
     SOCKET_GONE = ()
 
 CLOSE_ABUSE = 4008
+#: Token bucket per socket (`RateLimitedConsumer`): a steady rate with a burst; the
+#: ABUSE_STRIKES-th refusal on one socket closes it with CLOSE_ABUSE.
+RATE_PER_SECOND = 10.0
+BURST = 30.0
+ABUSE_STRIKES = 50
+#: The largest whole number a client may send: 2**53 - 1, the largest a JavaScript number
+#: holds exactly (and far inside every database column).
+MAX_WHOLE = 2**53 - 1
+MAX_REQUEST_ID = 64
 #: The largest frame the house reads, in bytes of UTF-8; larger ones are answered `too_large`
 #: (up to daphne's own limit, `--websocket-max-message-size`, 1 MiB by default, past which
 #: daphne drops the connection before the house sees the frame).
@@ -65,6 +78,10 @@ def server_time() -> int:
 
 
 class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    #: What this socket is, in the metrics (dominoes_sockets_open).
+    kind = "other"
+    #: Counted among the open sockets (until its disconnect).
+    counted: bool = False
     user_group: str | None = None
     #: Set once the house closed this socket or found it gone: nothing more is read or sent.
     closed: bool = False
@@ -74,6 +91,8 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     #: good standing (dominoes_site/user_sockets.py).
     session_key: str | None = None
     generation: str | None = None
+    #: When the frame being handled reached the server (epoch seconds, the server's clock).
+    received_at: float = 0.0
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -92,19 +111,23 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.refuse(code)
             return
         await self.accept()
+        SOCKETS_OPEN.labels(kind=self.kind).inc()
+        self.counted = True
         await self.on_accepted()
 
     def _check_at_connect(self) -> Refusal | None:
         """The account's standing as the socket opens (in the database thread): the generation
         first, then the account read afresh against the session the handshake carried."""
         session = self.scope["session"]
-        self.session_key = session.session_key
+        self.session_key = user_sockets.session_followed(session.session_key)
         user_id = self.scope["user"].pk
         token = user_sockets.generation(user_id)
         data = {
             SESSION_KEY: session.get(SESSION_KEY),
             HASH_SESSION_KEY: session.get(HASH_SESSION_KEY),
         }
+        if self.session_key != session.session_key:  # moved since the handshake read it
+            data = None
         user, refusal = user_sockets.standing(user_id, self.session_key, data)
         if refusal is None:
             self.generation = token
@@ -123,6 +146,7 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         ):
             return
         token = user_sockets.generation(user_id)
+        self.session_key = user_sockets.session_followed(self.session_key)
         user, refusal = user_sockets.standing(user_id, self.session_key)
         if refusal is not None:
             raise AccountRefused(refusal)
@@ -156,6 +180,7 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def refuse(self, code: int) -> None:
         """Accept, then close with `code`: the page sees the code and can say why (a socket
         closed before it is accepted is only a failed handshake to a browser)."""
+        HANDSHAKES_REJECTED.labels(code=str(code)).inc()
         await self.accept()
         await self.close(code=code)
 
@@ -185,14 +210,28 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await handler(message)
 
     async def disconnect(self, code: int) -> None:
+        if self.counted:
+            SOCKETS_OPEN.labels(kind=self.kind).dec()
+            self.counted = False
         if self.user_group:
             await self.channel_layer.group_discard(self.user_group, self.channel_name)
+
+    async def websocket_receive(self, message: dict[str, Any]) -> None:
+        """A frame: noted when it reached the server (`received_at`, epoch seconds), before
+        anything is done with it: daphne's stamp (dominoes_site/arrival.py), else now."""
+        self.received_at = arrival.received_at(message)
+        await super().websocket_receive(message)
+
+    def arrived_at(self) -> datetime:
+        """When the frame being handled reached the server (the server's clock)."""
+        return datetime.fromtimestamp(self.received_at or time.time(), tz=UTC)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.closed:
             return  # closing: a frame that crossed the close is not read
         with translation.override(self.language) if self.language else nullcontext():
-            await self.on_frame()
+            with suppress(db_hop.DatabaseUnavailable):  # the action, if any, will say so
+                await self.on_frame()
             content, refusal = parse_frame(text_data)
             if not await self.admit(content):
                 return
@@ -204,6 +243,13 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
                 await self.receive_json(content)
             except AccountRefused as exc:
                 await self.close_refused(exc.refusal)
+            except db_hop.DatabaseUnavailable:
+                await self.send_error(
+                    "unavailable",
+                    _("The house cannot reach its records just now; nothing was done. "
+                      "Try again in a moment."),
+                    **_request_of(content),
+                )  # fmt: skip
 
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
         if content["type"] == "ping":
@@ -257,12 +303,81 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     #: The name this message had before every change of the account was announced.
     account_suspended = account_changed
 
+    async def layer_resync(self, message: dict[str, Any]) -> None:
+        """This process's link to the other processes (Redis) was restored: messages sent to
+        this socket meanwhile may be lost. Subclasses bring their page up to date; the account
+        is checked again (the announcement of a change to it may have been among them): one
+        small read of its generation, the full check only when that changed."""
+        if self.closed or self.generation is None:
+            return
+        with translation.override(self.language) if self.language else nullcontext():
+            try:
+                await db_hop.run(self.check_standing)
+            except AccountRefused as exc:
+                await self.close_refused(exc.refusal)
+
+
+class RateLimitedConsumer(HouseConsumer):
+    """A socket under the house's rate limit (docs/protocol.md, "Limits"): a token bucket per
+    socket, RATE_PER_SECOND with bursts up to BURST, on every frame, valid or not. A refused
+    frame is answered `rate_limited` (naming its type and request_id when it had them) and not
+    carried out; the ABUSE_STRIKES-th refusal closes the socket with CLOSE_ABUSE (4008)."""
+
+    tokens: float | None = None
+    refilled: float = 0.0
+    strikes: int = 0
+
+    def _take_token(self) -> bool:
+        now = time.monotonic()
+        if self.tokens is None:
+            self.tokens, self.refilled = BURST, now
+        self.tokens = min(BURST, self.tokens + (now - self.refilled) * RATE_PER_SECOND)
+        self.refilled = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+    async def admit(self, content: dict[str, Any] | None) -> bool:
+        if self._take_token():
+            return True
+        self.strikes += 1
+        if self.strikes >= ABUSE_STRIKES:
+            await self.close(code=CLOSE_ABUSE)
+            return False
+        extra: dict[str, Any] = {}
+        if content is not None:
+            extra["request_type"] = content["type"][:40]
+            request_id = content.get("request_id")
+            if is_request_id(request_id):
+                extra["request_id"] = request_id
+        await self.send_error("rate_limited", _("Too many messages; wait a moment."), **extra)
+        return False
+
+
+def is_whole(value: object) -> TypeGuard[int]:
+    """A whole number as the protocol takes one: a JSON integer from 0 to MAX_WHOLE (not a bool,
+    a float or text)."""
+    return type(value) is int and 0 <= value <= MAX_WHOLE
+
+
+def is_request_id(value: object) -> bool:
+    return type(value) is str and 1 <= len(value) <= MAX_REQUEST_ID
+
 
 class HeartbeatConsumer(HouseConsumer):
     """`/ws/heartbeat/`: tells the page the server is there, and the server's time."""
 
+    kind = "heartbeat"
+
     async def on_accepted(self) -> None:
         await self.send_json({"type": "hello", "server_time": server_time()})
+
+
+def _request_of(content: dict[str, Any]) -> dict[str, Any]:
+    """The message's request_id, to name in an answer, when it is a valid one."""
+    request_id = content.get("request_id")
+    return {"request_id": request_id} if is_request_id(request_id) else {}
 
 
 def parse_frame(text_data: str | None) -> tuple[dict[str, Any] | None, tuple[str, str] | None]:

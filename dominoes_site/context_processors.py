@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 # Navigation entries, each shown once its page exists (later apps add their URL names).
 NAVIGATION = [
     ("tables:lobby", _("Lobby")),
+    ("social:watch", _("Watch")),
     ("tournaments:list", _("Tournaments")),
     ("ratings:leaderboard", _("Leaderboards")),
     ("social:online", _("Players")),
@@ -32,9 +33,27 @@ def _navigation(request: HttpRequest) -> list[dict[str, Any]]:
     return items
 
 
+def _my_games(request: HttpRequest) -> dict[str, Any] | None:
+    """The header's "My games": where it leads and how many of the player's tables are waiting
+    or being played (one count query; nothing for a visitor)."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return None
+    try:
+        url = reverse("my_games")
+    except NoReverseMatch:
+        return None
+    from tables.lobby import LIVE
+    from tables.models import Seat
+
+    count = Seat.objects.filter(user=user, table__status__in=LIVE).count()
+    return {"url": url, "count": count, "current": request.path == url}
+
+
 def site(request: HttpRequest) -> dict[str, Any]:
     return {
         "site_name": "Dominologist",
         "navigation": _navigation(request),
+        "my_games": _my_games(request),
         "support_email": settings.SUPPORT_EMAIL,  # how players reach the staff
     }

@@ -57,8 +57,11 @@ def main(argv: list[str] | None = None) -> int:
         beat_pid.unlink()  # left by a previous run that was killed; beat refuses to start over it
     bin_dir = Path(sys.executable).parent
     commands = {
+        # daphne, drained when stopped: its sockets are told to reconnect (dominoes_site/serve.py)
         "web": [
-            str(bin_dir / "daphne"),
+            sys.executable,
+            "-m",
+            "dominoes_site.serve",
             "-b",
             args.host,
             "-p",

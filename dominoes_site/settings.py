@@ -8,6 +8,7 @@ layer and the broker.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import sys
 from email.utils import parseaddr
@@ -30,6 +31,9 @@ HOUSE_VARIABLES = [
     "CSRF_TRUSTED_ORIGINS",
     "VAR_DIR",
     "LOG_LEVEL",
+    "LOG_FORMAT",
+    "PROMETHEUS_MULTIPROC_DIR",
+    "METRICS_ALLOWED_NETWORKS",
     "DATABASE_URL",
     "CONN_MAX_AGE",
     "REDIS_URL",
@@ -39,9 +43,13 @@ HOUSE_VARIABLES = [
     "CELERY_POLL_SECONDS",
     "CELERY_TASK_ALWAYS_EAGER",
     "CELERY_CONCURRENCY",
+    "BEAT_LEASE_SECONDS",
+    "BEAT_LEASE_KEY",
     "ACCOUNT_EMAIL_VERIFICATION",
     "AGE_VERIFY_WITHIN_DAYS",
+    "LOGIN_PLACE_WAIT_SECONDS",
     "GYM_CLOCK_GRACE_MS",
+    "GYM_CLOCK_TIMER_SLACK_MS",
     "SOCKET_DATABASE_INLINE",
     "SERVER_GC_FULL_SECONDS",
     "GYM_CLOCK_SWEEP_SECONDS",
@@ -57,6 +65,7 @@ HOUSE_VARIABLES = [
     "HOST",
     "PORT",
     "HOUSE_PLAYER_PACE_SECONDS",
+    "PRACTICE_UNOPENED_MINUTES",
     "LEDGER_SIGNUP_DOLLARS",
     "LEDGER_SIGNUP_BOOKS",
     "LEDGER_ALLOWANCE_DOLLARS",
@@ -77,6 +86,21 @@ VAR_DIR = Path(
     )
 )
 VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+# --- Metrics (dominoes_site/metrics.py) -------------------------------------------------------
+# Every process of a host writes its figures here (prometheus-client's multiprocess mode, which
+# reads the variable when the first metric is made: so it is set here, before any is).
+PROMETHEUS_MULTIPROC_DIR = Path(
+    env.str("PROMETHEUS_MULTIPROC_DIR", default=str(VAR_DIR / "metrics"))
+)
+PROMETHEUS_MULTIPROC_DIR.mkdir(parents=True, exist_ok=True)
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(PROMETHEUS_MULTIPROC_DIR)
+# Who may read /metrics without signing in as staff: addresses the request comes from.
+METRICS_ALLOWED_NETWORKS = [
+    ipaddress.ip_network(n.strip())
+    for n in env.list("METRICS_ALLOWED_NETWORKS", default=["127.0.0.0/8", "::1/128"])
+    if n.strip()
+]
 
 DEBUG = env.bool("DEBUG", default=True)
 
@@ -117,6 +141,7 @@ INSTALLED_APPS = [
     "coach",
     "social",
     "pairing",
+    "privacy",
 ]
 
 MIDDLEWARE = [
@@ -258,17 +283,31 @@ else:
         "polling_interval": env.float("CELERY_POLL_SECONDS", default=0.05),
     }
 
+# --- Passwords ----------------------------------------------------------------------------------
+# Django's default hashers (PBKDF2 first) everywhere but under pytest, which makes thousands of
+# accounts: a quick hash there (half a second of CPU each, otherwise). The log-in limits' tests
+# set their own.
+if TESTING:
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
 # --- Cache (rate limits, presence) -----------------------------------------------------------
+from redis.backoff import NoBackoff as _NoBackoff  # noqa: E402
+from redis.retry import Retry as _QuickRetry  # noqa: E402
+
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Answers as an empty cache while Redis is away (dominoes_site/cache.py): some of
+            # it is read on a daphne's event loop, which must not wait on a dead server.
+            "BACKEND": "dominoes_site.cache.HouseRedisCache",
             "LOCATION": REDIS_URL,
-            # No blocking commands here: the read timeout only bounds a dead server.
+            # No blocking commands here: short timeouts, and one quick retry on a dropped
+            # connection (a restarted Redis), not redis-py's seconds of back-off.
             "OPTIONS": {
-                "socket_timeout": REDIS_SOCKET_TIMEOUT,
-                "socket_connect_timeout": 5,
+                "socket_timeout": 2,
+                "socket_connect_timeout": 1,
                 "health_check_interval": 30,
+                "retry": _QuickRetry(_NoBackoff(), 1),
             },
         }
     }
@@ -285,15 +324,33 @@ CELERY_TIMEZONE = "UTC"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-# The static beat schedule. Exactly one beat process runs it (see docs/deploy.md).
+# Beat with a standby (dominoes_site/beat.py, docs/deploy.md): with Redis, every beat takes a
+# lease before it sends, so only one of several sends at any time; without Redis, Celery's own.
+CELERY_BEAT_SCHEDULER = "dominoes_site.beat:LeaderScheduler"
+BEAT_LEASE_SECONDS = env.float("BEAT_LEASE_SECONDS", default=15.0)
+if BEAT_LEASE_SECONDS < 1:
+    raise environ.ImproperlyConfigured("BEAT_LEASE_SECONDS must be at least 1.")
+BEAT_LEASE_KEY = env.str("BEAT_LEASE_KEY", default="dominoes:beat")
+# The static beat schedule. One beat at a time sends it, the leader (see docs/deploy.md).
 CELERY_BEAT_SCHEDULE = {
     "age-gate-daily": {
         "task": "accounts.tasks.age_gate_check",
         "schedule": crontab(hour=3, minute=17),
     },
+    # closed accounts' hashed e-mails past their waiting time are forgotten (docs/privacy.md)
+    "closed-emails-daily": {
+        "task": "accounts.tasks.closed_emails_forget",
+        "schedule": crontab(hour=3, minute=23),
+    },
     # house players: a turn whose task was lost (a worker restart, a clock's dumbbell) is
     # played by this sweep (house/services.py)
     "house-players-sweep": {"task": "house.tasks.house_sweep", "schedule": 5.0},
+    # A practice game whose player never came is called off after PRACTICE_UNOPENED_MINUTES.
+    "practice-unopened-sweep": {
+        "task": "house.tasks.practice_unopened_sweep",
+        "schedule": 300.0,
+        "options": {"expires": 240},
+    },
     # The Gym clock: each turn's timer is a task with an ETA; this sweep catches a lost one.
     "gym-clock-sweep": {
         "task": "tables.tasks.clock_sweep",
@@ -344,6 +401,9 @@ LEAVE_GRACE_SECONDS = env.int("LEAVE_GRACE_SECONDS", default=60)
 LEAVE_GRACE_CLOSED_SECONDS = env.int("LEAVE_GRACE_CLOSED_SECONDS", default=20)
 # A move that arrives this long after its turn's deadline still counts (network delay).
 GYM_CLOCK_GRACE_MS = env.int("GYM_CLOCK_GRACE_MS", default=300)
+# How long past the deadline and grace the timer waits for a move that arrived in time but is
+# still being carried out (tables/services.py clock_timer_slack).
+GYM_CLOCK_TIMER_SLACK_MS = env.int("GYM_CLOCK_TIMER_SLACK_MS", default=1000)
 # A socket's database work runs in its event loop's own thread (dominoes_site/db_hop.py);
 # false: in channels' database thread, as database_sync_to_async does.
 SOCKET_DATABASE_INLINE = env.bool("SOCKET_DATABASE_INLINE", default=True)
@@ -354,6 +414,9 @@ SERVER_GC_FULL_SECONDS = env.float("SERVER_GC_FULL_SECONDS", default=0.0 if TEST
 # --- House players ---------------------------------------------------------------------------
 # Seconds a house player waits before it acts, so people can follow the game (0 under tests).
 HOUSE_PLAYER_PACE_SECONDS = env.float("HOUSE_PLAYER_PACE_SECONDS", default=0.0 if TESTING else 1.0)
+# A practice game whose player made no move and has not been at the table this long after it
+# started is called off (house.services.practice_unopened_sweep, every 5 minutes).
+PRACTICE_UNOPENED_MINUTES = env.int("PRACTICE_UNOPENED_MINUTES", default=30)
 
 # --- Accounts -------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
@@ -377,7 +440,11 @@ ACCOUNT_UNIQUE_EMAIL = True
 ACCOUNT_EMAIL_VERIFICATION = env.str("ACCOUNT_EMAIL_VERIFICATION", default="optional")
 ACCOUNT_CONFIRM_EMAIL_ON_GET = False
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
-ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm", "login": "accounts.forms.LoginForm"}
+ACCOUNT_FORMS = {
+    "signup": "accounts.forms.SignupForm",
+    "login": "accounts.forms.LoginForm",
+    "add_email": "accounts.forms.AddEmailForm",
+}
 ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Dominologist] "
 # Log-in limits count wrong passwords, not log-ins (accounts/login_limits.py, for the site's log-in
@@ -389,11 +456,18 @@ ACCOUNT_RATE_LIMITS = {
     "login_failed_account": "5/5m/key",
     "login_failed_address": "10/m/ip",
 }
+# How long a log-in waits for a place on those limits while every place is held by log-ins still
+# being checked (they may prove right and give theirs back), before it is refused as too many.
+LOGIN_PLACE_WAIT_SECONDS = env.float("LOGIN_PLACE_WAIT_SECONDS", default=10.0)
 # Sign-up is refused for 24 hours in a browser that declared an age under 18.
 AGE_RETRY_BLOCK_SECONDS = 24 * 60 * 60
 # Optional: days after sign-up within which staff must verify an account's age (off when unset).
 AGE_VERIFY_WITHIN_DAYS = env.int("AGE_VERIFY_WITHIN_DAYS", default=None)
 MINIMUM_AGE = 18
+# Your own data (docs/privacy.md): a closed account's e-mail may sign up again after this many
+# days; a player may download their data this many times an hour.
+CLOSED_EMAIL_WAIT_DAYS = 30
+DATA_EXPORTS_PER_HOUR = 3
 
 # --- The ledger (play money only) ------------------------------------------------------------
 # What a new player is given, and the allowance they may claim once a day (whole numbers, >= 0).
@@ -470,11 +544,26 @@ if not DEBUG:
     ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https"
 
 # --- Logging --------------------------------------------------------------------------------
+# LOG_FORMAT=json: one JSON object a line (time, level, logger, message, process, and the
+# exception's traceback), for a log collector; plain text otherwise.
+LOG_FORMAT = env.str("LOG_FORMAT", default="plain")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(message)s %(process)d",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if LOG_FORMAT == "json" else "plain",
+        }
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
         "django.channels.server": {"level": "WARNING"},

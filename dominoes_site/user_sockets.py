@@ -17,6 +17,12 @@ statement changes nothing unless the generation is still the one checked, and th
 checks as any other would (`settle`). A log-out also marks its session ended in the cache
 before anything is sent, because Django empties the session only after its `user_logged_out`
 signal: a socket checking in between must not find it still valid.
+
+A password changed on the site keeps the session that changed it logged in (Django's
+`update_session_auth_hash`, which gives the session a new key): its sockets, in every tab,
+follow it to the new key (`session_followed`) and stay open; the account's other sessions are
+logged out by the change, and their sockets close with 4001. While that request runs, the
+changing session counts as logged in (`password_changing`, until `session_moved`).
 """
 
 from __future__ import annotations
@@ -56,6 +62,45 @@ class Refusal:
 
 def _ended_key(session_key: str) -> str:
     return "session-ended:" + hashlib.sha256(session_key.encode()).hexdigest()
+
+
+def _moved_key(session_key: str) -> str:
+    return "session-moved:" + hashlib.sha256(session_key.encode()).hexdigest()
+
+
+def _changing_key(session_key: str) -> str:
+    return "session-changing:" + hashlib.sha256(session_key.encode()).hexdigest()
+
+
+#: How long a session may be in the middle of changing its password (one request).
+CHANGING_SECONDS = 60
+
+
+def password_changing(session_key: str) -> None:
+    """This session is changing its account's password (before the new one is saved): until
+    `session_moved`, its sockets keep standing while its key and hash are being replaced
+    (Django's `update_session_auth_hash` gives it a new key, and the new password's hash)."""
+    cache.set(_changing_key(session_key), True, CHANGING_SECONDS)
+
+
+def session_moved(old_key: str, new_key: str | None) -> None:
+    """The session that changed the password is saved under `new_key` (None: it was not kept,
+    a log-out): its sockets follow it there."""
+    if new_key and new_key != old_key:
+        cache.set(_moved_key(old_key), new_key, settings.SESSION_COOKIE_AGE)
+    cache.delete(_changing_key(old_key))
+
+
+def session_followed(session_key: str | None) -> str | None:
+    """The key a socket's session has now (it moves when that session changes the password)."""
+    for _hop in range(8):
+        if not session_key:
+            return session_key
+        moved = cache.get(_moved_key(session_key))
+        if not moved:
+            return session_key
+        session_key = moved
+    return session_key
 
 
 @functools.cache
@@ -194,12 +239,19 @@ def standing(
     logged_out = Refusal(CLOSE_NOT_LOGGED_IN, _("Please log in first."))
     if not session_key or cache.get(_ended_key(session_key)):
         return None, logged_out
-    data = session if session is not None else _session_data(session_key)
-    if str(data.get(SESSION_KEY)) != str(user_id):
-        return None, logged_out
-    user = User.objects.filter(pk=user_id).first()
-    if user is None or not _hash_matches(data.get(HASH_SESSION_KEY), user):
-        return None, logged_out
+    if cache.get(_changing_key(session_key)):
+        # This session is changing the password this moment: it stays logged in (its request
+        # gives it a new key and hash, then `session_moved` is announced and checked again).
+        user = User.objects.filter(pk=user_id).first()
+        if user is None:
+            return None, logged_out
+    else:
+        data = session if session is not None else _session_data(session_key)
+        if str(data.get(SESSION_KEY)) != str(user_id):
+            return None, logged_out
+        user = User.objects.filter(pk=user_id).first()
+        if user is None or not _hash_matches(data.get(HASH_SESSION_KEY), user):
+            return None, logged_out
     reason = refusal_reason(user)
     if reason is not None:
         return None, Refusal(CLOSE_NOT_ALLOWED, reason)

@@ -11,6 +11,8 @@ from accounts.models import HouseLevel
 from tables.forms import HEAD_TO_HEAD, SHAPE_SETTINGS, SHAPES
 from tables.models import MODE_CHOICES
 
+GYM_MODES = ("citizen_gym", "inmate_gym")
+
 
 class PracticeForm(forms.Form):
     mode = forms.ChoiceField(label=_("Mode"), choices=MODE_CHOICES, initial="citizen")
@@ -30,6 +32,22 @@ class PracticeForm(forms.Form):
         ),
     )
 
+    clock = forms.ChoiceField(
+        label=_("Turn clock (Gym modes)"),
+        choices=[
+            ("", _("The mode's own: 10 seconds at Citizen Gym, 20 at Inmate Gym")),
+            ("20", _("20 seconds")),
+            ("30", _("30 seconds")),
+            ("60", _("60 seconds")),
+            ("off", _("No clock: practise without time")),
+        ],
+        required=False,
+        help_text=_(
+            "How long each turn may take; when it runs out you take a dumbbell. The other modes "
+            "have no clock."
+        ),
+    )
+
     @staticmethod
     def for_lobby() -> dict[str, object]:
         """The lobby's empty Practice form (tables.views.LOBBY_FORMS)."""
@@ -40,6 +58,14 @@ class PracticeForm(forms.Form):
         if data.get("mode") in HEAD_TO_HEAD and data.get("shape") not in (None, "one_on_one"):
             self.add_error("shape", _("Fives and Threes are played one on one."))
         return data
+
+    @property
+    def clock_settings(self) -> dict[str, Any]:
+        """The chosen clock, at a Gym mode only (nothing: the mode's own)."""
+        choice = self.cleaned_data.get("clock") or ""
+        if self.cleaned_data["mode"] not in GYM_MODES or not choice:
+            return {}
+        return {"clock": None if choice == "off" else int(choice)}
 
     @property
     def shape_settings(self) -> dict[str, Any]:

@@ -162,13 +162,15 @@ def practice_start(
     **options: Any,
 ) -> Table:
     """A private table in `mode` with `user` in seat 0 and house players of `level` in every
-    other seat, started at once. Raises SettingsError, AccountNotAllowed or TableError."""
+    other seat, started at once; casual (`rated` false: a game against the house is never
+    rated, and hints are given only at unrated tables). Raises SettingsError,
+    AccountNotAllowed or TableError."""
     level = _check_level(level)
     ensure_may_play(user)
     if mode not in ("fives", "threes"):
         options.update(players=players, partners=partners)
     with transaction.atomic():
-        table = tables.table_create(host=user, mode=mode, private=True, **options)
+        table = tables.table_create(host=user, mode=mode, private=True, rated=False, **options)
         for number in range(1, table.players):
             house_seat_add(table_id=table.pk, host=user, number=number, level=level)
         tables.seat_ready(table_id=table.pk, user=user, ready=True)
@@ -321,3 +323,46 @@ def house_sweep(*, now: dt.datetime | None = None) -> int:
         if house_turn(game_id=game.pk, version=game.version):
             moved += 1
     return moved
+
+
+# --- practice games nobody comes to ------------------------------------------------------------
+
+
+def practice_unopened_sweep(*, now: dt.datetime | None = None) -> int:
+    """The beat job: call off every practice game whose player never came to it.
+
+    A practice table starts its game at once; if its player never opens the table (or leaves
+    before their first move and does not come back), the house players wait for them forever.
+    After PRACTICE_UNOPENED_MINUTES (30 by default) from the table's start, a practice game in
+    which its player has made no move and has no socket at the table is called off without a
+    result (a practice game is played for nothing: there is nothing to refund or rate), and
+    the table leaves their games in progress. Returns how many were called off."""
+    from django.db.models import Exists, OuterRef
+
+    from tables.models import Presence
+
+    now = now or timezone.now()
+    cutoff = now - dt.timedelta(minutes=settings.PRACTICE_UNOPENED_MINUTES)
+    people = Seat.objects.filter(table=OuterRef("pk"), user__house_level="").exclude(
+        user_id=OuterRef("host_id")
+    )
+    house_seats = Seat.objects.filter(table=OuterRef("pk")).exclude(user__house_level="")
+    candidates = (
+        Table.objects.filter(status=Table.Status.PLAYING, private=True, created_at__lte=cutoff)
+        .filter(Exists(house_seats))
+        .exclude(Exists(people))
+        .exclude(Exists(Presence.objects.filter(table=OuterRef("pk"), user=OuterRef("host_id"))))
+        .values_list("pk", "host_id")
+    )
+    ended = 0
+    for table_id, host_id in list(candidates[:200]):
+        game = Game.objects.filter(table_id=table_id, status=Game.Status.PLAYING).first()
+        if game is None or host_id not in game.players:
+            continue
+        seat = game.players.index(host_id)
+        if GameAction.objects.filter(game=game, seat=seat, by_server=False).exists():
+            continue  # they played: theirs to finish or leave (the seat's grace handles that)
+        if tables.game_call_off(table_id=table_id, reason="practice never opened"):
+            ended += 1
+            log.info("practice table %s: called off, its player never came", table_id)
+    return ended

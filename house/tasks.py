@@ -23,3 +23,9 @@ def house_rematch(game_id: int) -> int:
     """The house players of a finished game want a rematch (nothing if the game is not over or
     another has started at its table); returns how many offered."""
     return services.house_rematch_accept(game_id=game_id)
+
+
+@shared_task(name="house.tasks.practice_unopened_sweep", ignore_result=True)
+def practice_unopened_sweep() -> int:
+    """Calls off practice games whose player never came (house.services); returns how many."""
+    return services.practice_unopened_sweep()

@@ -29,6 +29,7 @@ def practice(request: HttpRequest) -> HttpResponse:
                 mode=form.cleaned_data["mode"],
                 level=form.cleaned_data["level"],
                 **form.shape_settings,
+                **form.clock_settings,
             )
         except (SettingsError, TableError) as exc:
             form.add_error(None, getattr(exc, "message", str(exc)))

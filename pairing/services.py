@@ -20,6 +20,7 @@ from typing import Any
 
 from django.conf import settings as django_settings
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -342,6 +343,8 @@ def _notify(user_ids: list[int], kind: str, data: dict[str, Any]) -> None:
 
 
 def _seated_notice(table: Table, user_ids: list[int], confirm_by: datetime) -> None:
+    """Each player seated is told on every page they have open: a card with the table and the
+    time left to press Ready (notices.js), rendered for its reader (`views.seated_card`)."""
     _notify(
         user_ids,
         "pairing_seated",
@@ -349,6 +352,7 @@ def _seated_notice(table: Table, user_ids: list[int], confirm_by: datetime) -> N
             "table": table.pk,
             "url": table.get_absolute_url(),
             "confirm_by": int(confirm_by.timestamp() * 1000),
+            "card_url": reverse("pairing:seated_card", args=[table.pk]),
         },
     )
 
@@ -541,6 +545,29 @@ def _house_groups(waiting: list[Waiting], cell: Cell, now: datetime) -> list[lis
 
 
 # --- tables waiting for their players ---------------------------------------------------------
+
+
+def seat_guard(table_id: int, user_id: int, number: int | None, change: str) -> str | None:
+    """A seat guard (tables.services.SEAT_GUARDS): at a table the pool made, waiting for its
+    players, the host may not remove a matched player before `confirm_by`: the seat is theirs
+    until the time to press Ready runs out. The pool's own sweep frees the seats of those not
+    ready then (`_match_check`, by `seat_leave`, which this does not refuse)."""
+    if change != "remove":
+        return None
+    confirm_by = (
+        Match.objects.filter(table_id=table_id, status=Match.Status.CONFIRMING)
+        .values_list("confirm_by", flat=True)
+        .first()
+    )
+    now = timezone.now()
+    if confirm_by is None or now >= confirm_by:
+        return None
+    seconds = max(1, int((confirm_by - now).total_seconds() + 0.999))
+    return _(
+        "Play now matched the players at this table: each seat is its player's until the time "
+        "to press Ready runs out (%(seconds)d s). Whoever is not ready then loses the seat, and "
+        "the pool fills it."
+    ) % {"seconds": seconds}
 
 
 def _match_check(match: Match, now: datetime) -> None:

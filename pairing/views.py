@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -82,6 +82,23 @@ def leave(request: HttpRequest) -> HttpResponse:
             messages.info(request, _("You were seated before you left: here is your table."))
             return redirect(status["url"])
     return _back(request)
+
+
+@login_required
+@require_GET
+def seated_card(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The `pairing_seated` notice's card, for its reader in the page's language: the table and
+    the time left to press Ready. 204 once there is nothing to say (ready, dropped, started)."""
+    status = selectors.pool_status(request.user)
+    if status["state"] != "seated" or status["table"] != table_id or status["ready"]:
+        return HttpResponse(status=204)
+    response = render(
+        request,
+        "pairing/_seated_card.html",
+        {"table_id": table_id, "url": status["url"], "confirm_by": status["confirm_by"]},
+    )
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 @login_required

@@ -120,8 +120,8 @@ def rate(
     """The player's rating after a rating period with these results (steps 2 to 8).
 
     `elapsed` is how many rating periods the deviation grows by before the results count (the
-    paper: one). With no results only the deviation grows. The new deviation is never above
-    MAX_DEVIATION."""
+    paper: one), up to MAX_DEVIATION. With no results only the deviation grows. The new
+    deviation is never above MAX_DEVIATION."""
     if not results:
         return Glicko(player.rating, deviation_after(player, elapsed), player.volatility)
     mu = (player.rating - DEFAULT_RATING) / SCALE
@@ -139,7 +139,11 @@ def rate(
     v = 1.0 / v_inverse
     delta = v * improvement
     new_sigma = _volatility(phi, sigma, delta, v, tau)
-    phi_star = math.sqrt(phi * phi + max(elapsed, 0.0) * new_sigma * new_sigma)
+    # Step 6, with the cap: the pre-period deviation is never above a newcomer's (a player
+    # back after years away is rated as a newcomer would be, not as someone less known).
+    phi_star = min(
+        math.sqrt(phi * phi + max(elapsed, 0.0) * new_sigma * new_sigma), MAX_DEVIATION / SCALE
+    )
     new_phi = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
     new_mu = mu + new_phi * new_phi * improvement
     return Glicko(

@@ -34,3 +34,14 @@ class ChallengePreferenceForm(forms.Form):
             "they try; house players never challenge anyone."
         ),
     )
+    games_watchable = forms.BooleanField(
+        label=_("Let other players watch my games"),
+        required=False,
+        widget=forms.CheckboxInput(attrs={"aria-describedby": "watchable-help"}),
+        help_text=_(
+            "On: your games in play are listed on the Watch page and anyone may watch them (never "
+            "your bones: a watcher sees what everyone at the table sees). Off: they are not "
+            "listed, and nobody may watch a Play now, challenge or tournament table of yours. A "
+            "public table you sit at is public all the same."
+        ),
+    )

@@ -47,6 +47,13 @@ class SocialSettings(models.Model):
     challenges_from = models.CharField(
         max_length=10, choices=ChallengesFrom.choices, default=ChallengesFrom.EVERYONE
     )
+    games_watchable = models.BooleanField(
+        default=True,
+        help_text=_(
+            "Other players may watch this player's games: listed on the Watch page, and a "
+            "Play now, challenge or tournament table may be watched."
+        ),
+    )
 
     class Meta:
         constraints = [

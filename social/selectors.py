@@ -23,6 +23,13 @@ class OnlinePlayer:
     friend: bool
     #: Why they would refuse the viewer's challenge (their preference), or "".
     refusal: str = ""
+    #: Their rating in the pool they have played most rated games in (ratings.PlayerRating),
+    #: and that pool's name; None for a player with no rated game.
+    rating: object = None
+    pool: str = ""
+    #: Playing a game now; the table's page when the viewer may watch it, else "".
+    playing: bool = False
+    watch_url: str = ""
 
 
 def following_ids(user: User) -> set[int]:
@@ -40,11 +47,54 @@ def online_players(viewer: User) -> tuple[list[OnlinePlayer], int]:
     )
     friends = following_ids(viewer)
     refusals = preference_refusals(viewer, users)
+    ratings, playing = _ratings_and_tables([u.pk for u in users])
     rows = [
-        OnlinePlayer(user=u, friend=u.pk in friends, refusal=refusals.get(u.pk, "")) for u in users
+        OnlinePlayer(
+            user=u,
+            friend=u.pk in friends,
+            refusal=refusals.get(u.pk, ""),
+            rating=ratings.get(u.pk, (None, ""))[0],
+            pool=ratings.get(u.pk, (None, ""))[1],
+            playing=u.pk in playing,
+            watch_url=playing.get(u.pk, ""),
+        )
+        for u in users
     ]
     rows.sort(key=lambda row: not row.friend)  # stable: by name within each group
     return rows[:ONLINE_SHOWN], max(0, len(rows) - ONLINE_SHOWN)
+
+
+def _ratings_and_tables(
+    ids: list[int],
+) -> tuple[dict[int, tuple[object, str]], dict[int, str]]:
+    """Each player's rating in their most played pool (with its name), and who is playing a
+    game now: the table's page when it may be watched (social.watching), else ""."""
+    from ratings.models import Rating
+    from ratings.pools import Pool
+    from ratings.selectors import rating_now
+    from social.watching import watchable_tables
+    from tables.models import Seat, Table
+
+    best: dict[int, Rating] = {}
+    for row in Rating.objects.filter(user_id__in=ids, games__gt=0):
+        if row.user_id not in best or row.games > best[row.user_id].games:
+            best[row.user_id] = row
+    now = timezone.now()
+    ratings = {u: (rating_now(row, now), Pool(row.pool).label) for u, row in best.items()}
+    seats = list(
+        Seat.objects.filter(user_id__in=ids, table__status=Table.Status.PLAYING).values_list(
+            "user_id", "table_id"
+        )
+    )
+    open_to_watch = set(
+        watchable_tables().filter(pk__in=[t for _u, t in seats]).values_list("pk", flat=True)
+    )
+    playing: dict[int, str] = {}
+    for user_id, table_id in seats:
+        url = f"/tables/{table_id}/" if table_id in open_to_watch else ""
+        if url or user_id not in playing:
+            playing[user_id] = url
+    return ratings, playing
 
 
 def friends_of(user: User) -> list[tuple[User, bool, str]]:

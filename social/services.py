@@ -25,6 +25,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from accounts.services import AccountNotAllowed, ensure_may_play, refusal_reason
+from dominoes_site import limits
 from engine import SettingsError
 from ledger.services import LedgerError, StakeSpec
 from social.models import Challenge, ChallengesFrom, Follow, SocialSettings
@@ -38,6 +39,10 @@ CHALLENGE_SECONDS = 120
 MAX_PENDING_SENT = 5
 #: The challenged player's seat (seat 0 is the challenger's, the host's).
 CHALLENGED_SEAT = 1
+#: How many challenges one player may send (counting refused ones) a minute, and to one player
+#: in ten minutes.
+SENDS_PER_MINUTE = 10
+SENDS_TO_ONE_PER_10_MINUTES = 5
 
 
 class SocialError(Exception):
@@ -88,6 +93,16 @@ def challenges_from_set(*, user: User, value: str) -> None:
     if value not in ChallengesFrom.values:
         raise SocialError("bad_choice", _("Choose who may challenge you from the list."))
     SocialSettings.objects.update_or_create(user=user, defaults={"challenges_from": value})
+
+
+def games_watchable(user: User) -> bool:
+    row = SocialSettings.objects.filter(user=user).values_list("games_watchable", flat=True)
+    value = row.first()
+    return True if value is None else value
+
+
+def games_watchable_set(*, user: User, value: bool) -> None:
+    SocialSettings.objects.update_or_create(user=user, defaults={"games_watchable": bool(value)})
 
 
 # --- challenges ----------------------------------------------------------------------------------
@@ -160,12 +175,14 @@ def _stake_of(challenge: Challenge) -> StakeSpec | None:
     return None
 
 
-def _table_open(challenge: Challenge) -> Table:
-    """The challenge's table: the challenger hosts it in seat 0, the challenged sits in seat 1.
+def _table_open(challenge: Challenge, *, seat_challenged: bool = True) -> Table:
+    """The challenge's table: the challenger hosts it in seat 0, the challenged sits in seat 1
+    (unless `seat_challenged` is false: a trial of the challenger's side alone).
 
     The challenger's own refusals (settings, stake, account) pass through as the tables and
-    ledger raise them; the challenged player's become a `SocialError` that tells the challenger
-    no more than that they can't sit (not their balance, nor why they must wait)."""
+    ledger raise them; the challenged player's become a `SocialError` (`cannot_cover`,
+    `cannot_sit`): it is shown to the challenged player, the challenger is told no more than
+    that the challenge failed (not their balance, nor why they can't sit)."""
     table = tables.table_create(
         host=challenge.challenger,
         mode=challenge.mode,
@@ -175,20 +192,34 @@ def _table_open(challenge: Challenge) -> Table:
         rated=challenge.rated,
         **challenge.options,
     )
-    name = challenge.challenged.display_name
+    if not seat_challenged:
+        return table
     try:
         tables.seat_take(table_id=table.pk, user=challenge.challenged, number=CHALLENGED_SEAT)
     except tables.TableError as exc:
         if exc.code == "cannot_cover":
-            raise SocialError(
-                "cannot_cover",
-                _("%(name)s can't cover this table's stake: choose a smaller one.")
-                % {"name": name},
-            ) from exc
-        raise SocialError(
-            "cannot_sit", _("%(name)s can't sit at a table at the moment.") % {"name": name}
-        ) from exc
+            raise SocialError("cannot_cover", exc.message) from exc
+        raise SocialError("cannot_sit", exc.message) from exc
     return table
+
+
+def _sending_refusal(challenger: User, challenged: User) -> SocialError | None:
+    """Too many challenges sent lately (every send counts, refused or not): by this player, or
+    by this player to this one."""
+    if not limits.hit(f"challenge:{challenger.pk}", SENDS_PER_MINUTE, 60):
+        return SocialError(
+            "challenge_rate",
+            _("You are sending challenges too fast: wait a minute and try again."),
+        )
+    if not limits.hit(
+        f"challenge:{challenger.pk}:{challenged.pk}", SENDS_TO_ONE_PER_10_MINUTES, 600
+    ):
+        return SocialError(
+            "challenge_rate",
+            _("You have challenged %(name)s often lately: wait a few minutes and try again.")
+            % {"name": challenged.display_name},
+        )
+    return None
 
 
 def challenge_send(
@@ -205,14 +236,17 @@ def challenge_send(
 ) -> Challenge:
     """Challenge a player to a table with these settings (the create form's cleaned options).
 
-    Refused, with words for the challenger, when the challenged player refuses challenges from
-    them, when one of them could not sit at such a table now (the table is opened and rolled
-    back to see: the tables' and ledger's own rules), or when the challenger already has this
-    player, or `MAX_PENDING_SENT` players, waiting. Raises SocialError, or the tables' and
-    ledger's errors about the challenger's own settings (SettingsError, LedgerError,
-    AccountNotAllowed)."""
+    Refused, with words for the challenger, when they sent too many challenges lately
+    (`challenge_rate`), when the challenged player refuses challenges from them, when the
+    challenger could not open such a table now (it is opened and rolled back to see: the
+    tables' and ledger's own rules), or when the challenger already has this player, or
+    `MAX_PENDING_SENT` players, waiting. Whether the challenged player can cover the stake or
+    sit is not asked here: an answer would tell the challenger about their balance (halving the
+    stake finds it). The accept asks, and a challenge they can't take ends `failed`. Raises
+    SocialError, or the tables' and ledger's errors about the challenger's own settings
+    (SettingsError, LedgerError, AccountNotAllowed)."""
     ensure_may_play(challenger)
-    refusal = challenge_refusal(challenger, challenged)
+    refusal = _sending_refusal(challenger, challenged) or challenge_refusal(challenger, challenged)
     if refusal is not None:
         raise refusal
     now = now or timezone.now()
@@ -247,7 +281,7 @@ def challenge_send(
             )
         try:
             with transaction.atomic():
-                _table_open(challenge)
+                _table_open(challenge, seat_challenged=False)
                 raise _DryRun
         except _DryRun:
             pass

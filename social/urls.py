@@ -6,6 +6,7 @@ app_name = "social"
 
 urlpatterns = [
     path("players/online/", views.online, name="online"),
+    path("watch/", views.watch, name="watch"),
     path("players/friends/", views.friends, name="friends"),
     path("players/<int:pk>/follow/", views.follow, name="follow"),
     path("players/<int:pk>/challenge/", views.challenge_new, name="challenge_new"),

@@ -219,12 +219,28 @@ def challenge_withdraw(request: HttpRequest, pk: int) -> HttpResponse:
 def preference(request: HttpRequest) -> HttpResponse:
     form = ChallengePreferenceForm(
         request.POST or None,
-        initial={"challenges_from": services.challenges_from(request.user)},
+        initial={
+            "challenges_from": services.challenges_from(request.user),
+            "games_watchable": services.games_watchable(request.user),
+        },
     )
     if request.method == "POST" and form.is_valid():
         services.challenges_from_set(user=request.user, value=form.cleaned_data["challenges_from"])
-        messages.success(request, _("Saved: who may challenge you."))
+        services.games_watchable_set(user=request.user, value=form.cleaned_data["games_watchable"])
+        messages.success(request, _("Saved: who may challenge you and watch your games."))
         return redirect("social:preference")
     return render(
         request, "social/preference.html", {"form": form}, status=400 if form.errors else 200
+    )
+
+
+@login_required
+def watch(request: HttpRequest) -> HttpResponse:
+    """Live games anyone may watch, top-rated first (social/watching.py says which)."""
+    from social.watching import watch_rows
+
+    return render(
+        request,
+        "social/watch.html",
+        {"rows": watch_rows(request.user), "watchable": services.games_watchable(request.user)},
     )

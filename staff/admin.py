@@ -454,15 +454,26 @@ def _done_message(action: StaffAction) -> str:
 class StaffActionAdmin(ReadOnlyAdmin):
     """The record of staff acts on tables: read-only."""
 
-    list_display = ["created_at", "kind", "table_link", "game", "by", "reason", "followed"]
+    list_display = [
+        "created_at",
+        "kind",
+        "table_link",
+        "game",
+        "player",
+        "by",
+        "reason",
+        "followed",
+    ]
     list_filter = ["kind", "created_at"]
-    search_fields = ["reason", "by__display_name", "by__email", "=table__id"]
+    search_fields = ["reason", "by__display_name", "by__email", "=table__id", "=player__id"]
     date_hierarchy = "created_at"
-    list_select_related = ["by", "table", "game"]
-    readonly_fields = ["created_at", "kind", "by", "table", "game", "reason", "detail"]
+    list_select_related = ["by", "table", "game", "player"]
+    readonly_fields = ["created_at", "kind", "by", "table", "game", "player", "reason", "detail"]
 
     @admin.display(description=_("Table"), ordering="table")
     def table_link(self, obj: StaffAction) -> str:
+        if obj.table_id is None:
+            return "—"
         url = reverse("admin:tables_table_change", args=[obj.table_id])
         return format_html('<a href="{}">{}</a>', url, obj.table)
 
@@ -471,6 +482,10 @@ class StaffActionAdmin(ReadOnlyAdmin):
         parts = []
         if obj.detail.get("refund"):
             parts.append(str(_("stakes refunded")))
+        for what, items in sorted((obj.detail.get("withdrawn") or {}).items()):
+            parts.append(
+                str(_("withdrawn: %(what)s (%(count)d)") % {"what": what, "count": len(items)})
+            )
         if obj.detail.get("match"):
             parts.append(str(_("tournament match %(match)s") % {"match": obj.detail["match"]}))
         if obj.detail.get("replay_table"):

@@ -1,4 +1,4 @@
-"""The record of what staff did to a table: who, when, why, and what it led to."""
+"""The record of what staff did to a table or an account: who, when, why, and what it led to."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ from django.utils.translation import gettext_lazy as _
 
 
 class StaffAction(models.Model):
-    """One act of a staff member on a table, kept for ever (nothing here is edited)."""
+    """One act of a staff member on a table (or, closing an account on its player's request, on
+    an account), kept for ever (nothing here is edited)."""
 
     class Kind(models.TextChoices):
         GAME_VOID = "game_void", _("Voided a game")
         TABLE_CLOSE = "table_close", _("Closed a table")
+        ACCOUNT_CLOSE = "account_close", _("Closed an account")
 
-    kind = models.CharField(_("what"), max_length=12, choices=Kind.choices)
+    kind = models.CharField(_("what"), max_length=14, choices=Kind.choices)
     by = models.ForeignKey(
         django_settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -24,9 +26,20 @@ class StaffAction(models.Model):
     )
     table = models.ForeignKey(
         "tables.Table",
+        null=True,
+        blank=True,
         on_delete=models.PROTECT,
         related_name="staff_actions",
         verbose_name=_("table"),
+    )
+    player = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="staff_actions_about",
+        verbose_name=_("player"),
+        help_text=_("The account closed (an act on a table names none)."),
     )
     game = models.ForeignKey(
         "tables.Game",
@@ -53,14 +66,20 @@ class StaffAction(models.Model):
         permissions = [
             ("void_game", "Can void a game"),
             ("close_table", "Can close a table"),
+            ("close_account", "Can close a player's account"),
         ]
         constraints = [
             models.CheckConstraint(condition=~Q(reason=""), name="staff_action_has_reason"),
             models.CheckConstraint(
-                condition=Q(kind="table_close") | Q(game__isnull=False),
+                condition=~Q(kind="game_void") | Q(game__isnull=False),
                 name="staff_void_names_its_game",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="account_close", player__isnull=False, table__isnull=True)
+                | (~Q(kind="account_close") & Q(table__isnull=False)),
+                name="staff_act_names_its_table_or_player",
             ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()}: {self.table} ({self.by})"
+        return f"{self.get_kind_display()}: {self.table or self.player} ({self.by})"

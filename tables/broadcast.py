@@ -97,6 +97,19 @@ def _picture(
     return drawn
 
 
+def picture_at(table: Table, game: Game | None) -> dict[str, Any]:
+    """The table's picture at its event number now (`table` read under its row lock, `game` its
+    live game): the one this process keeps for that number, else drawn and kept. Sockets that
+    arrive together at one table (its players and watchers, moved by a drain or a lost server)
+    draw it once. Pictures are shared: read them, never change them."""
+    kept = _sent.get(table.pk)
+    if kept is not None and kept[0] == table.seq:
+        return kept[1]
+    drawn = selectors.table_picture(table, game)
+    _sent.put(table.pk, (table.seq, drawn))
+    return drawn
+
+
 def _carry(table_id: int, seq: int) -> None:
     kept = _sent.get(table_id)
     if kept is None:

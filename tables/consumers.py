@@ -22,37 +22,43 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from chat.models import Audience
 from chat.services import ChatError, chat_recent, chat_report, chat_send
-from dominoes_site import db_hop
-from dominoes_site.consumers import CLOSE_ABUSE, HouseConsumer, server_time
-from tables import broadcast, presence, selectors, services
+from dominoes_site import db_hop, draining, metrics
+from dominoes_site.consumers import (
+    MAX_REQUEST_ID,
+    MAX_WHOLE,
+    HouseConsumer,
+    RateLimitedConsumer,
+    is_request_id,
+    is_whole,
+    server_time,
+)
+from dominoes_site.metrics import MOVE_ACK
+from tables import broadcast, presence, selectors, services, watching
 from tables.models import Table
 
 CLOSE_NO_TABLE = 4004
 
-#: Token bucket per connection: a steady rate with a burst; far past it is abuse.
-RATE_PER_SECOND = 10.0
-BURST = 30.0
-ABUSE_STRIKES = 50
 #: Any message is a sign of life: the socket's presence is refreshed with it, at most this often.
 PRESENCE_REFRESH_SECONDS = 15.0
 #: Updates held until the answer to hello, at most (all of them are normally covered by it).
 MAX_HELD = 256
 #: How long an update that overtook the one before it waits for it (see `_forward`).
 REORDER_WAIT_SECONDS = 1.0
-#: The largest whole number a client may send: 2**53 - 1, the largest a JavaScript number
-#: holds exactly (and far inside every database column).
-MAX_WHOLE = 2**53 - 1
-MAX_REQUEST_ID = 64
 
 
-class TableConsumer(HouseConsumer):
+class TableConsumer(RateLimitedConsumer):
+    kind = "table"
     table_id: int
     seat: int | None = None
     seat_seq: int = 0  # the table's event number that `seat` was last learned at
     group: str | None = None
     is_host: bool = False
     present: bool = False
+    #: This socket's own seat was reported gone while it is open (the sweep took it for gone):
+    #: its next frame refreshes its presence whatever the throttle.
+    maybe_swept: bool = False
     #: The first hello has been answered: updates may be sent.
     answered: bool = False
     #: The highest event number this socket has been brought to.
@@ -66,9 +72,6 @@ class TableConsumer(HouseConsumer):
         is private to someone without its code, is refused with 4004."""
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.language = _language(self.scope)
-        self.tokens = BURST
-        self.refilled = time.monotonic()
-        self.strikes = 0
         self.held: list[dict[str, Any]] = []
         self.early = {}
         found = await db_hop.run(self._load)
@@ -95,12 +98,12 @@ class TableConsumer(HouseConsumer):
         if table is None:
             return False
         user = self.scope["user"]
-        game = selectors.live_game(table)
+        game = selectors.live_game(table, only=("status", "players"))
         self.seat, self.seat_seq = selectors.seat_number(table, game, user.pk), table.seq
         self.is_host = table.host_id == user.pk
         if table.private and self.seat is None and not self.is_host:
             code = _query_value(self.scope, "code")
-            if code != table.invite_code:
+            if code != table.invite_code and not watching.private_watchable(table):
                 return False
         return True
 
@@ -127,11 +130,14 @@ class TableConsumer(HouseConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
         if self.present:
             # 1000/1001: the page closed the socket itself (left or navigated away); anything
-            # else is a lost connection, which gets the longer grace.
+            # else is a lost connection, which gets the longer grace. A socket closed by its
+            # server's drain (whatever code the client echoed) is coming back at once to another
+            # server: its player stays online meanwhile.
             await db_hop.run(
                 presence.presence_leave,
                 channel_name=self.channel_name,
                 on_purpose=code in (1000, 1001),
+                drained=draining.active(),
             )
         await super().disconnect(code)
 
@@ -139,41 +145,26 @@ class TableConsumer(HouseConsumer):
 
     async def on_frame(self) -> None:
         """Any frame is a sign of life: refresh this socket's presence, at most once every
-        PRESENCE_REFRESH_SECONDS (one small write, whatever the client sends)."""
+        PRESENCE_REFRESH_SECONDS (one small write, whatever the client sends), before the
+        message is carried out. A socket the sweep took for gone (its row is not there to
+        refresh) joins again, as a new socket does: the player is back before their message (a
+        move, say) is carried out, and the opponent's claim is refused. The sweep only drops a
+        row unseen for PRESENCE_STALE_SECONDS, far longer than the throttle, so the first frame
+        after it always refreshes; and the sweep's `away` (or `online` false) for this socket's
+        own seat, arriving here, makes the next frame refresh whatever the throttle says."""
         if not self.present:
             return
         now = time.monotonic()
-        if now - self.refreshed_at < PRESENCE_REFRESH_SECONDS:
+        if now - self.refreshed_at < PRESENCE_REFRESH_SECONDS and not self.maybe_swept:
             return
         self.refreshed_at = now
-        await db_hop.run(presence.presence_seen, channel_name=self.channel_name)
-
-    def _take_token(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(BURST, self.tokens + (now - self.refilled) * RATE_PER_SECOND)
-        self.refilled = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
-
-    async def admit(self, content: dict[str, Any] | None) -> bool:
-        """The rate limit, on every frame: refused ones are answered `rate_limited` (naming the
-        message's type and request_id when it had them); far past the limit, closed 4008."""
-        if self._take_token():
-            return True
-        self.strikes += 1
-        if self.strikes >= ABUSE_STRIKES:
-            await self.close(code=CLOSE_ABUSE)
-            return False
-        extra: dict[str, Any] = {}
-        if content is not None:
-            extra["request_type"] = content["type"][:40]
-            request_id = content.get("request_id")
-            if _is_request_id(request_id):
-                extra["request_id"] = request_id
-        await self.send_error("rate_limited", _("Too many messages; wait a moment."), **extra)
-        return False
+        self.maybe_swept = False
+        await db_hop.run(
+            presence.presence_refresh,
+            table_id=self.table_id,
+            user=self.scope["user"],
+            channel_name=self.channel_name,
+        )
 
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
         kind = content["type"]
@@ -227,11 +218,13 @@ class TableConsumer(HouseConsumer):
             return None
         user_id = self.scope["user"].pk
         game = selectors.live_game(table)
-        self.seat, self.seat_seq = selectors.seat_number(table, game, user_id), table.seq
+        picture = broadcast.picture_at(table, game)
+        self.seat = selectors.seat_number(table, game, user_id, picture)
+        self.seat_seq = table.seq
         reply: dict[str, Any] = {
             "type": "snapshot",
             "seq": table.seq,
-            "table": self._with_you(selectors.table_picture(table, game)),
+            "table": self._with_you(picture),
             "game": selectors.game_view(game, self.seat),
         }
         if last is not None:
@@ -239,8 +232,11 @@ class TableConsumer(HouseConsumer):
             if missed is not None:
                 reply["type"] = "resume"
                 reply["events"] = missed
-        reply["watchers"] = presence.watchers(table.pk)
-        reply["chat"] = chat_recent(table_id=self.table_id, user_id=user_id)
+        players = presence.game_players(game) | selectors.seated_users(picture)
+        reply["watchers"] = presence.watchers(table.pk, players)
+        # Players: seated, or in the table's last game (`chat.services.audience_of`).
+        audience = Audience.SPECTATORS if self.seat is None else Audience.PLAYERS
+        reply["chat"] = chat_recent(table_id=self.table_id, user_id=user_id, audience=audience)
         reply["server_time"] = server_time()
         return reply
 
@@ -289,7 +285,17 @@ class TableConsumer(HouseConsumer):
             entropy=content.get("entropy"),
         )
 
+    async def on_summary_seen(self, content: dict[str, Any]) -> None:
+        hand = _whole(content, "hand")
+        await self.call(
+            services.summary_seen, table_id=self.table_id, user=self.scope["user"], hand=hand
+        )
+
     async def on_act(self, content: dict[str, Any]) -> None:
+        with metrics.timed(MOVE_ACK, since=self.received_at or None):
+            await self._act(content)
+
+    async def _act(self, content: dict[str, Any]) -> None:
         version = _whole(content, "version", _("The move must name the game version."))
         result = await self.call(
             services.game_act,
@@ -297,6 +303,9 @@ class TableConsumer(HouseConsumer):
             user=self.scope["user"],
             version=version,
             action=content.get("action"),
+            # The clock judges the move by when its frame reached the server, not by when
+            # this socket got to it (after the database work of the frames before it).
+            arrived_at=self.arrived_at(),
         )
         await self.send_json(
             {"type": "ack", "request_id": _request_id(content), "version": result.version}
@@ -363,6 +372,7 @@ class TableConsumer(HouseConsumer):
         "remove": on_remove,
         "wash": on_wash,
         "act": on_act,
+        "summary_seen": on_summary_seen,
     }
 
     # --- outgoing -------------------------------------------------------------------------
@@ -371,6 +381,8 @@ class TableConsumer(HouseConsumer):
         return {**picture, "you": {"seat": self.seat, "host": self.is_host}}
 
     async def table_update(self, message: dict[str, Any]) -> None:
+        if self.present and self.seat is not None and _reported_gone(message, self.seat):
+            self.maybe_swept = True
         picture = message["table"]
         if picture is not None and picture["status"] == Table.Status.OPEN:
             # Before the game, a seat can change hands: follow this user to their seat's group.
@@ -448,6 +460,28 @@ class TableConsumer(HouseConsumer):
         self.sent_seq = message["seq"]
         await self.send_json(update)
 
+    async def layer_resync(self, message: dict[str, Any]) -> None:
+        """Messages to this socket may have been lost (dominoes_site/channel_layer.py): if the
+        table moved past what this socket was brought to, it gets a `resume` unasked, exactly
+        as if its page had sent `hello` with that number (one small read when nothing moved)."""
+        await super().layer_resync(message)
+        if self.closed or not self.answered:
+            return  # not answered yet: its answer to hello brings everything
+        seq = await db_hop.run(self._table_seq)
+        if seq is None or seq <= self.sent_seq:
+            return
+        reply = await self.call(self._catch_up, self.sent_seq)
+        if reply is None:
+            await self.close(code=CLOSE_NO_TABLE)
+            return
+        await self._join_group()
+        await self.send_json(reply)
+        self.sent_seq = max(self.sent_seq, reply["seq"])
+        await self._send_early(give_up=False)
+
+    def _table_seq(self) -> int | None:
+        return Table.objects.filter(pk=self.table_id).values_list("seq", flat=True).first()
+
     async def table_watchers(self, message: dict[str, Any]) -> None:
         if self.answered:  # before it, the answer to hello carries the count
             await self.send_json({"type": "watchers", "watchers": message["watchers"]})
@@ -455,6 +489,18 @@ class TableConsumer(HouseConsumer):
     async def chat_message(self, message: dict[str, Any]) -> None:
         if self.answered:  # before it, the answer to hello carries the latest messages
             await self.send_json({"type": "chat", "message": message["message"]})
+
+
+def _reported_gone(message: dict[str, Any], seat: int) -> bool:
+    """Whether an update says `seat` has no socket at the table any more (`away`, or `online`
+    false): heard by an open socket of that seat, the sweep took it for gone."""
+    for event in message.get("events") or ():
+        if event.get("seat") != seat:
+            continue
+        kind = event.get("type")
+        if kind == "away" or (kind == "online" and event.get("online") is False):
+            return True
+    return False
 
 
 def _language(scope: dict[str, Any]) -> str:
@@ -489,7 +535,7 @@ def whole_field(content: dict[str, Any], name: str, message: str | None = None) 
 def _whole(content: dict[str, Any], name: str, message: str | None = None) -> int:
     """A whole-number field: a JSON integer from 0 to MAX_WHOLE (not a bool, float or text)."""
     value = content.get(name)
-    if type(value) is not int or not 0 <= value <= MAX_WHOLE:
+    if not is_whole(value):
         raise services.TableError(
             "bad_field",
             message
@@ -508,17 +554,13 @@ def _flag(content: dict[str, Any], name: str, message: str) -> bool:
     return value
 
 
-def _is_request_id(value: object) -> bool:
-    return type(value) is str and 1 <= len(value) <= MAX_REQUEST_ID
-
-
 def _request_id(content: dict[str, Any]) -> str | None:
     """The message's request_id (None when it has none); one that is present must be a string
     of 1 to 64 characters, or the message is refused and nothing is done."""
     if "request_id" not in content:
         return None
     value = content["request_id"]
-    if not _is_request_id(value):
+    if not is_request_id(value):
         raise services.TableError(
             "bad_field",
             _("request_id is text of 1 to %(n)d characters.") % {"n": MAX_REQUEST_ID},
@@ -535,6 +577,8 @@ def _query_value(scope: dict[str, Any], name: str) -> str | None:
 class LobbyConsumer(HouseConsumer):
     """`/ws/lobby/`: tells the lobby page that a public table changed."""
 
+    kind = "lobby"
+
     async def on_accepted(self) -> None:
         await self.channel_layer.group_add(broadcast.LOBBY_GROUP, self.channel_name)
 
@@ -542,10 +586,13 @@ class LobbyConsumer(HouseConsumer):
         await self.channel_layer.group_discard(broadcast.LOBBY_GROUP, self.channel_name)
         await super().disconnect(code)
 
+    async def layer_resync(self, message: dict[str, Any]) -> None:
+        """Lobby changes may have been lost: the page fetches its list again."""
+        await super().layer_resync(message)
+        await self.send_json({"type": "resync"})
+
     async def lobby_table(self, message: dict[str, Any]) -> None:
         await self.send_json({"type": "table", "table": message["table"]})
 
     async def lobby_watchers(self, message: dict[str, Any]) -> None:
-        await self.send_json(
-            {"type": "watchers", "table": message["table"], "watchers": message["watchers"]}
-        )
+        await self.send_json({"type": "watchers", "tables": message["tables"]})

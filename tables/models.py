@@ -136,6 +136,19 @@ class Game(models.Model):
     state = models.JSONField()
     version = models.PositiveIntegerField(default=0)
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    clock_starts_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text=_(
+            "Gym tables after a hand: no turn clock runs before then (every seated player "
+            "dismissed the hand's summary, or its wait ran out)."
+        ),
+    )
+    summary_seen = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_("The seats that dismissed the last hand's summary (house players at once)."),
+    )
     players = models.JSONField(help_text=_("User ids by seat number when the game started."))
     result = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)

@@ -26,12 +26,15 @@ LOG_BATCHES = 120
 PICTURE_PARTS: list[Callable[[Table, Game | None, dict[str, Any]], None]] = []
 
 
-def live_game(table: Table) -> Game | None:
+def live_game(table: Table, *, only: tuple[str, ...] = ()) -> Game | None:
+    """The table's game being played or waiting to start, else its last one. `only`: read just
+    these fields (a game's state is its largest part)."""
+    games = table.games.only(*only) if only else table.games.all()
     return (
-        table.games.filter(status__in=[Game.Status.WAITING, Game.Status.PLAYING])
+        games.filter(status__in=[Game.Status.WAITING, Game.Status.PLAYING])
         .order_by("-number")
         .first()
-        or table.games.order_by("-number").first()
+        or games.order_by("-number").first()
     )
 
 
@@ -117,14 +120,17 @@ def game_view(
 
 def clock_view(game: Game, state: GameState) -> dict[str, Any] | None:
     """The turn clock as clients draw it: the server's deadline (epoch milliseconds), the full
-    clock and the grace; clients pair it with the server time each message carries."""
+    clock, when it starts after a hand's summary (`starts`, null when it did not wait) and the
+    grace; clients pair it with the server time each message carries."""
     seconds = state.settings.clock
     if seconds is None:
         return None
     deadline = game.deadline
+    starts = game.clock_starts_at
     return {
         "seconds": seconds,
         "deadline": None if deadline is None else int(deadline.timestamp() * 1000),
+        "starts": None if starts is None else int(starts.timestamp() * 1000),
         "grace_ms": django_settings.GYM_CLOCK_GRACE_MS,
     }
 
@@ -134,13 +140,31 @@ def server_time() -> int:
     return int(time.time() * 1000)
 
 
-def seat_number(table: Table, game: Game | None, user_id: int | None) -> int | None:
-    """The seat this user plays at this table (from the game once it has started)."""
+def seat_number(
+    table: Table, game: Game | None, user_id: int | None, picture: dict[str, Any] | None = None
+) -> int | None:
+    """The seat this user plays at this table (from the game once it has started).
+    `picture`: the table's picture at its event number now, when the caller has it (its seats
+    are the table's seats then: no read)."""
     if user_id is None:
         return None
     if game is not None and game.status != Game.Status.WAITING and user_id in game.players:
         return list(game.players).index(user_id)
+    if picture is not None:
+        return next(
+            (
+                s["number"]
+                for s in picture["seats"]
+                if s["player"] is not None and s["player"]["id"] == user_id
+            ),
+            None,
+        )
     return table.seats.filter(user_id=user_id).values_list("number", flat=True).first()
+
+
+def seated_users(picture: dict[str, Any]) -> set[int]:
+    """The users holding a seat in a table's picture."""
+    return {s["player"]["id"] for s in picture["seats"] if s["player"] is not None}
 
 
 def events_recent(table_id: int, upto: int, seat: int | None) -> list[dict[str, Any]]:

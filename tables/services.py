@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings as django_settings
@@ -22,6 +23,7 @@ from django.utils.translation import gettext_lazy
 
 from accounts.services import AccountNotAllowed, ensure_may_play
 from dominoes_site import user_sockets
+from dominoes_site.metrics import GYM_CLOCK_LATENESS, MOVES
 from engine import (
     ActionError,
     Event,
@@ -242,12 +244,14 @@ def seat_take(*, table_id: int, user: Any, number: int) -> Table:
 
 
 def seat_leave(*, table_id: int, user: Any) -> Table:
+    """Leave one's seat, before the game starts. Someone with no seat is told so first (a
+    watcher has no seat to leave, whether or not the game has started)."""
     with transaction.atomic():
         table = _open_table(table_id)
-        _waiting_game(table)
         seat = table.seats.filter(user=user).first()
         if seat is None:
             raise TableError("not_seated", _("You don't have a seat at this table."))
+        _waiting_game(table)
         _check_seat_guards(table.pk, user.pk, seat.number, "leave")
         Seat.objects.filter(pk=seat.pk).update(user=None, ready=False, joined_at=None)
         _record(table, public=[{"type": "seat_left", "seat": seat.number}])
@@ -334,8 +338,20 @@ def _start_game(table: Table, game: Game, seats: list[Seat], by: Any) -> list[Ev
     game.status = Game.Status.PLAYING
     game.state = state.to_json()
     game.version = len(actions)
-    game.deadline = _turn_deadline(state, timezone.now(), None)
-    game.save(update_fields=["players", "status", "state", "version", "deadline"])
+    now = timezone.now()
+    game.clock_starts_at, game.summary_seen = _summary_wait(game, state, engine_events, now)
+    game.deadline = _turn_deadline(state, _clock_from(game, now), None)
+    game.save(
+        update_fields=[
+            "players",
+            "status",
+            "state",
+            "version",
+            "deadline",
+            "clock_starts_at",
+            "summary_seen",
+        ]
+    )
     _save_actions(game, actions, first_version=1)
     _stake_call(stakes.keeper().game_stake_hold, game=game)  # stakes into the pot
     _clock_schedule(game)
@@ -680,11 +696,13 @@ def _automatic_steps(
     *,
     deal: bool = True,
     writes: statements.Writes | None = None,
+    boards: list[dict[str, Any]] | None = None,
 ) -> tuple[list[Event], list[dict[str, Any]], dict[str, Any] | None]:
     """What the house does for the players after an action: deals and forced passes; the
     events, the actions, and after a deal the next hand's commitment (tables.broadcast).
     `deal` false (a warm move): a deal raises `warm.Cold` instead. `writes`: where a deal's
-    writes are gathered (made at once without)."""
+    writes are gathered (made at once without). `boards`: where the board of each hand that
+    ended with bones on it is put (its view), before the next deal clears it."""
     actions: list[dict[str, Any]] = []
     following = None
     for _step in range(MAX_AUTOMATIC_STEPS):
@@ -693,6 +711,8 @@ def _automatic_steps(
         if state.phase == Phase.AWAITING_DEAL:
             if not deal:
                 raise warm.Cold
+            if boards is not None and state.board.lead is not None:
+                boards.append(state.board.to_view())
             dealt, following = _deal(game, state, writes)
             events += dealt
             actions.append({"seat": None, "kind": "deal", "action": {"type": "deal"}})
@@ -737,12 +757,21 @@ def playing_game_locked(table_id: int) -> Game:
     return game
 
 
-def game_act(*, table_id: int, user: Any, version: object, action: object) -> ActResult:
+def game_act(
+    *,
+    table_id: int,
+    user: Any,
+    version: object,
+    action: object,
+    arrived_at: datetime | None = None,
+) -> ActResult:
     """Apply one player's action against the game version they saw. All or nothing.
 
-    At a table on the clock, a move that arrives after the deadline and its grace is refused:
+    At a table on the clock, a move that arrived after the deadline and its grace is refused:
     the clock has run out, the dumbbell is applied at once (if the timer has not already done
-    it) and the player is told so.
+    it) and the player is told so. `arrived_at`: when the move reached the server (the socket's
+    frame, stamped by the server: dominoes_site/arrival.py), which is what the clock judges; a
+    move that came in time counts however long it then waited for the database. None: now.
 
     On PostgreSQL the common move is made warm first (tables/warm.py: one statement, from what
     this process last wrote); anything else, and any refusal, is made here under lock.
@@ -751,9 +780,13 @@ def game_act(*, table_id: int, user: Any, version: object, action: object) -> Ac
         raise TableError("bad_field", _("The move must name the game version."), field="version")
     if not isinstance(action, dict):
         raise TableError("bad_field", _("The move must be an object."), field="action")
+    if arrived_at is None:
+        arrived_at = timezone.now()
     if warm.usable():
         try:
-            return _act_warm(table_id, user, version, action, user_sockets.offered_guard())
+            return _act_warm(
+                table_id, user, version, action, user_sockets.offered_guard(), arrived_at
+            )
         except warm.Cold:
             pass
     user_sockets.settle()  # a socket's account check, where the statement did not make it
@@ -768,7 +801,7 @@ def game_act(*, table_id: int, user: Any, version: object, action: object) -> Ac
             if version != game.version:
                 raise StaleVersion(game.version)
             # Only the player on the clock can be late; anyone else gets the engine's answer.
-            overdue = game.state.get("to_act") == seat and _clock_overdue(game, timezone.now())
+            overdue = game.state.get("to_act") == seat and _clock_overdue(game, arrived_at)
             if not overdue:
                 state, parsed, events = _applied(game, seat, action)
                 kind = str(action.get("type", "?"))
@@ -808,10 +841,12 @@ def _act_warm(
     version: int,
     action: dict[str, Any],
     guard: user_sockets.Guard | None,
+    arrived_at: datetime,
 ) -> ActResult:
     """`game_act` by one statement from the game this process keeps (tables/warm.py); `Cold`
     when the move is not a plain one or the kept game is not the database's any more. `guard`:
-    the socket's account check, made inside the statement."""
+    the socket's account check, made inside the statement; `arrived_at`: when the move reached
+    the server, against the clock."""
     kept = warm.take(table_id)
     if kept is None:
         raise warm.Cold  # no game in progress: the usual way says so
@@ -819,7 +854,7 @@ def _act_warm(
     seat = _seat_of(game, user)
     if seat is None or action.get("seat", seat) != seat or version != game.version:
         raise warm.Cold
-    if game.state.get("to_act") == seat and _clock_overdue(game, timezone.now()):
+    if game.state.get("to_act") == seat and _clock_overdue(game, arrived_at):
         raise warm.Cold
     try:
         state, parsed, events = _applied(game, seat, action)
@@ -840,6 +875,15 @@ def _act_warm(
     if guard is not None:
         user_sockets.guard_held(guard)
     return result
+
+
+def _count_moves(actions: int, by_player: bool) -> None:
+    """The metrics' count of applied actions (dominoes_site/metrics.py), once committed."""
+    if by_player:
+        MOVES.labels(by="player").inc()
+        actions -= 1
+    if actions:
+        MOVES.labels(by="server").inc(actions)
 
 
 def _commit_action(
@@ -864,8 +908,9 @@ def _commit_action(
     deal_before = game.state.get("deal")
     to_act_before = game.state.get("to_act")
     actions = [{"seat": seat, "kind": kind, "action": applied}]
+    boards: list[dict[str, Any]] = []
     events, automatic, following = _automatic_steps(
-        game, state, events, deal=not warm_move, writes=writes
+        game, state, events, deal=not warm_move, writes=writes, boards=boards
     )
     if warm_move and state.is_over:
         raise warm.Cold
@@ -873,11 +918,15 @@ def _commit_action(
     new_version = game.version + len(actions)
     now = timezone.now()
     turn_goes_on = kind == "draw" and not automatic and state.to_act == to_act_before
-    changes: dict[str, Any] = {
-        "state": state.to_json(),
-        "version": new_version,
-        "deadline": _turn_deadline(state, now, game.deadline if turn_goes_on else None),
-    }
+    changes: dict[str, Any] = {"state": state.to_json(), "version": new_version}
+    starts, seen = _summary_wait(game, state, events, now)
+    if starts is not None:  # a hand ended: the next one's clock waits for its summary
+        changes.update(clock_starts_at=starts, summary_seen=seen)
+    elif game.clock_starts_at is not None and game.clock_starts_at <= now:
+        changes.update(clock_starts_at=None, summary_seen=[])  # the wait is over
+    waiting_until = changes.get("clock_starts_at", game.clock_starts_at)
+    clock_from = waiting_until if waiting_until is not None and waiting_until > now else now
+    changes["deadline"] = _turn_deadline(state, clock_from, game.deadline if turn_goes_on else None)
     if state.is_over:
         changes.update(
             status=Game.Status.FINISHED,
@@ -913,8 +962,12 @@ def _commit_action(
     # a hand is dealt or the game ends; other moves send the game alone. A deal changes only
     # the commitment (tables.broadcast reuses the rest where it can).
     picture_changed = state.deal_number != deal_before or state.is_over
+    # The finished hand's board, for the page to keep under the hand's summary: the deal that
+    # follows in the same update has already cleared the game's board.
+    finished = [{"type": "hand_board", "board": board} for board in boards[-1:]]
     seq = _record(
         table,
+        public=finished,
         engine_events=events,
         game=game,
         state=state,
@@ -924,6 +977,7 @@ def _commit_action(
         writes=writes,
     )
     # After the writes: a warm move has no transaction, so these run at once.
+    transaction.on_commit(partial(_count_moves, len(actions), by_player))
     _clock_schedule(game)
     signals.announce_turn(game, state)  # house players (house/receivers.py)
     return ActResult(version=new_version, seq=seq, events=events)
@@ -964,6 +1018,25 @@ def clock_grace() -> timedelta:
     return timedelta(milliseconds=django_settings.GYM_CLOCK_GRACE_MS)
 
 
+def clock_timer_slack() -> timedelta:
+    """How long past the deadline and grace the timer and the sweep wait before they give the
+    dumbbell (GYM_CLOCK_TIMER_SLACK_MS): a move that reached the server in time may still be
+    queued behind other work, and it must not lose the turn to the timer. A late move does not
+    wait for it: it gives the dumbbell at once."""
+    return timedelta(milliseconds=django_settings.GYM_CLOCK_TIMER_SLACK_MS)
+
+
+def _timer_due(deadline: datetime) -> datetime:
+    """When the timer of a turn with this deadline acts: after the grace and the slack."""
+    return deadline + clock_grace() + clock_timer_slack()
+
+
+def clock_timer_moment() -> datetime:
+    """The moment the timer and the sweep judge the clock at: now, less the slack. Every move
+    that reached the server before it has had the slack to be carried out."""
+    return timezone.now() - clock_timer_slack()
+
+
 def _turn_deadline(state: GameState, now: datetime, running: datetime | None) -> datetime | None:
     """When the turn now to act runs out: a full clock for a new turn, the running clock when
     the turn goes on (a draw), none when nobody is on the clock."""
@@ -977,16 +1050,95 @@ def _turn_deadline(state: GameState, now: datetime, running: datetime | None) ->
     return now + timedelta(seconds=clock)
 
 
-def _clock_overdue(game: Game, now: datetime) -> bool:
-    return game.deadline is not None and now > game.deadline + clock_grace()
+#: At a Gym table the hand that follows another waits for its summary: its clock starts when
+#: every seated player has dismissed the summary (`summary_seen`), or this many seconds after
+#: the hand ended, whichever comes first. House players dismiss it at once.
+SUMMARY_WAIT_SECONDS = 15
+
+
+def _summary_wait(
+    game: Game, state: GameState, events: list[Event], now: datetime
+) -> tuple[datetime | None, list[int]]:
+    """When an action ended a hand at a table on the clock and the game goes on: when the next
+    hand's clock starts at the latest, and the seats that count as having seen the summary (the
+    house players'). (None, []) when nothing waits: no clock, no hand ended, the game is over,
+    or only house players sit."""
+    if state.settings.clock is None or state.is_over:
+        return None, []
+    if not any(event.type == "hand_over" for event in events):
+        return None, []
+    from accounts.models import User
+
+    ids = [p for p in game.players if p is not None]
+    house = set(
+        User.objects.filter(pk__in=ids).exclude(house_level="").values_list("pk", flat=True)
+    )
+    seen = [n for n, p in enumerate(game.players) if p is None or p in house]
+    if len(seen) == len(game.players):
+        return None, []
+    return now + timedelta(seconds=SUMMARY_WAIT_SECONDS), seen
+
+
+def _clock_from(game: Game, now: datetime) -> datetime:
+    """When a turn's clock that begins now really begins: not before the hand's summary wait."""
+    starts = game.clock_starts_at
+    return starts if starts is not None and starts > now else now
+
+
+def summary_seen(*, table_id: int, user: Any, hand: object) -> bool:
+    """A seated player dismissed the summary shown before `hand` (the hand being played now, the
+    game's `deal`). When every seat has, the waiting clock starts now: the deadline of the turn
+    on the clock moves up by the wait left, and the timer is queued for it. Returns whether
+    anything changed: a repeat, an earlier hand, or a message when no clock waits changes
+    nothing and is not answered; a hand not dealt yet is refused."""
+    if type(hand) is not int or hand < 0:
+        raise TableError("bad_field", _("hand is a whole number."), field="hand")
+    with transaction.atomic():
+        game = playing_game_locked(table_id)
+        seat = _seat_of(game, user)
+        if seat is None:
+            raise TableError("not_seated", _("Only the players at this table can do that."))
+        deal = int(game.state.get("deal") or 0)
+        if hand > deal:
+            raise TableError("bad_field", _("That hand has not been dealt yet."), field="hand")
+        now = timezone.now()
+        starts = game.clock_starts_at
+        if hand != deal or starts is None or starts <= now or seat in game.summary_seen:
+            return False
+        seen = sorted({*game.summary_seen, seat})
+        changes: dict[str, Any] = {"summary_seen": seen}
+        everyone = len(seen) >= len(game.players)
+        if everyone:
+            changes["clock_starts_at"] = now
+            if game.deadline is not None:
+                changes["deadline"] = game.deadline - (starts - now)
+        Game.objects.filter(pk=game.pk, version=game.version).update(**changes)
+        for name, value in changes.items():
+            setattr(game, name, value)
+        if everyone:
+            table = game.table
+            _record(
+                table, public=[{"type": "clock_started"}], game=game, lobby=False, picture=False
+            )
+            _clock_schedule(game)
+    warm.forget(table_id)
+    return True
+
+
+def _clock_overdue(game: Game, at: datetime) -> bool:
+    """Whether the clock of the game had run out (deadline and grace) at `at`: for a move, when
+    it reached the server; for the timer, now."""
+    return game.deadline is not None and at > game.deadline + clock_grace()
 
 
 def _clock_schedule(game: Game) -> None:
-    """On commit, queue the timer for the turn's deadline (plus grace): it names the version,
-    so a move made in time leaves it nothing to do. The beat sweep catches a lost timer."""
+    """On commit, queue the timer for the turn's deadline (plus grace and the timer's slack):
+    it names the version, so a move made in time leaves it nothing to do. The beat sweep
+    catches a lost timer."""
     if game.deadline is None:
         return
-    game_id, version, due = game.pk, game.version, game.deadline + clock_grace()
+    game_id, version = game.pk, game.version
+    due = _timer_due(game.deadline)
 
     def queue() -> None:
         from tables.tasks import clock_expire as task
@@ -1013,8 +1165,11 @@ def clock_expire(*, game_id: int, version: int, now: datetime | None = None) -> 
             .filter(pk=game_id, status=Game.Status.PLAYING, version=version)
             .first()
         )
-        if game is None or not _clock_overdue(game, now or timezone.now()):
+        at = now or timezone.now()
+        if game is None or not _clock_overdue(game, at):
             return False
+        assert game.deadline is not None
+        late = (at - (game.deadline + clock_grace())).total_seconds()
         state = GameState.from_json(game.state)
         seat = state.to_act
         if seat is None:  # pragma: no cover - a deadline is set only with someone to act
@@ -1028,12 +1183,13 @@ def clock_expire(*, game_id: int, version: int, now: datetime | None = None) -> 
         _commit_action(
             game, state, seat, "timeout", Timeout(seat).to_dict(), events, by_player=False
         )
+        transaction.on_commit(lambda: GYM_CLOCK_LATENESS.observe(late))
     return True
 
 
 def clock_due_in(*, game_id: int, version: int) -> float | None:
-    """Seconds until the clock of `game_id` at `version` is due (deadline plus grace), or None
-    when the game has moved on or has no clock running."""
+    """Seconds until the timer of `game_id` at `version` is due (deadline, grace and the
+    timer's slack), or None when the game has moved on or has no clock running."""
     deadline = (
         Game.objects.filter(pk=game_id, status=Game.Status.PLAYING, version=version)
         .values_list("deadline", flat=True)
@@ -1041,7 +1197,7 @@ def clock_due_in(*, game_id: int, version: int) -> float | None:
     )
     if deadline is None:
         return None
-    return max(0.0, (deadline + clock_grace() - timezone.now()).total_seconds())
+    return max(0.0, (_timer_due(deadline) - timezone.now()).total_seconds())
 
 
 def clock_sweep(*, now: datetime | None = None) -> int:

@@ -14,9 +14,11 @@ EARLY_WAIT_SECONDS = 1.0
 def clock_expire(game_id: int, version: int) -> bool:
     """A turn's timer: the player to act at `version` takes a dumbbell, if still due.
 
-    A timer that fires a little early (the worker's clock is coarse) waits for the due time
-    instead of leaving the dumbbell to the next sweep."""
-    if services.clock_expire(game_id=game_id, version=version):
+    It judges the clock as it stood the timer's slack ago (services.clock_timer_moment): a
+    move that reached the server in time but is still being carried out wins the turn. A timer
+    that fires a little early (the worker's clock is coarse) waits for the due time instead of
+    leaving the dumbbell to the next sweep."""
+    if services.clock_expire(game_id=game_id, version=version, now=services.clock_timer_moment()):
         return True
     wait = services.clock_due_in(game_id=game_id, version=version)
     if wait is None or clock_expire.request.is_eager:  # run inline: the sweep is the backstop
@@ -25,13 +27,16 @@ def clock_expire(game_id: int, version: int) -> bool:
         clock_expire.apply_async((game_id, version), countdown=wait)
         return False
     time.sleep(wait)
-    return services.clock_expire(game_id=game_id, version=version)
+    return services.clock_expire(
+        game_id=game_id, version=version, now=services.clock_timer_moment()
+    )
 
 
 @shared_task(name="tables.tasks.clock_sweep", ignore_result=True)
 def clock_sweep() -> int:
-    """The beat job every second: dumbbells for games whose timer was lost."""
-    return services.clock_sweep()
+    """The beat job every second: dumbbells for games whose timer was lost (judged, as the
+    timer judges, at the moment the slack ago)."""
+    return services.clock_sweep(now=services.clock_timer_moment())
 
 
 @shared_task(name="tables.tasks.grace_expire", ignore_result=True)

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.services import AccountNotAllowed
 from engine import SettingsError
-from tables import services, stakes
+from tables import services, stakes, watching
 from tables.forms import TableForm, mode_rules_data
 from tables.models import MODE_CHOICES, Presence, Table
 from tables.presence import PRESENCE_STALE_SECONDS
@@ -214,6 +214,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         and not seated
         and table.host_id != request.user.pk
         and code != table.invite_code
+        and not watching.private_watchable(table)
     ):
         raise Http404("no such table")
     invite_url = None

@@ -35,25 +35,46 @@ def _cancel_all_tasks_bounded(loop: asyncio.AbstractEventLoop) -> None:
 asyncio.runners._cancel_all_tasks = _cancel_all_tasks_bounded  # type: ignore[attr-defined]
 
 
+def clear_cache() -> None:
+    """Empty the cache, and only the cache. On the production stack it shares its Redis
+    database with the channel layer, and `cache.clear()` is a FLUSHDB: every open socket's
+    membership would go too, and the layer (rightly) tells its sockets they may have missed
+    messages, a `resync` a test reading exact messages does not expect."""
+    from django.core.cache import caches
+
+    from dominoes_site.cache import HouseRedisCache
+
+    cache = caches["default"]
+    if isinstance(cache, HouseRedisCache):
+        client = cache._cache.get_client(write=True)
+        keys = list(client.scan_iter(match=cache.make_key("*"), count=1000))
+        if keys:
+            client.delete(*keys)
+        return
+    cache.clear()
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> Iterator[None]:
     """Rate limits live in the cache: every test starts with none used. So does the house's
     memory of which seats of a game are house players (ids come round again between tests),
-    and the games and pictures this process keeps (tables/warm.py, tables/broadcast.py)."""
-    from django.core.cache import cache
+    and the games and pictures this process keeps (tables/warm.py, tables/broadcast.py), and
+    the watcher counts kept for the lobby's next message (tables/presence.py)."""
 
     from house import receivers
-    from tables import broadcast, warm
+    from tables import broadcast, presence, warm
 
-    cache.clear()
+    clear_cache()
     receivers._HOUSE_AMONG.clear()
     warm.forget_all()
     broadcast.forget_pictures()
+    presence.forget_lobby_counts()
     yield
-    cache.clear()
+    clear_cache()
     receivers._HOUSE_AMONG.clear()
     warm.forget_all()
     broadcast.forget_pictures()
+    presence.forget_lobby_counts()
 
 
 @pytest.fixture(autouse=True)

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.urls import reverse
 
 from coach import selectors, services, words
+from coach.models import Review
 from tables.models import Game, Table
 
 register = template.Library()
@@ -48,3 +50,32 @@ def hint_box(context: dict[str, Any], table: Table) -> dict[str, Any]:
     if not services.is_practice(table, game, user):
         return {"show": False}
     return {"show": True, "request": request, "table": table}
+
+
+@register.simple_tag(takes_context=True)
+def review_links(context: dict[str, Any], games: list[dict[str, Any]]) -> str:
+    """For a list of a player's games (history.selectors.player_history's rows): mark each one
+    the reader played and that is over with its review, `row["review"]` = {"url", "status"}
+    (the status "none" until asked for). Two queries for the whole list; writes nothing."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated or not games:
+        return ""
+    ids = [row["game_id"] for row in games]
+    mine = {
+        pk
+        for pk, players in Game.objects.filter(pk__in=ids, status=Game.Status.FINISHED).values_list(
+            "pk", "players"
+        )
+        if user.pk in (players or [])
+    }
+    statuses = dict(
+        Review.objects.filter(user=user, game_id__in=mine).values_list("game_id", "status")
+    )
+    for row in games:
+        if row["game_id"] in mine:
+            row["review"] = {
+                "url": reverse("history:game", args=[row["game_id"]]) + "#review",
+                "status": statuses.get(row["game_id"], "none"),
+            }
+    return ""

@@ -12,6 +12,19 @@ from pairing.cells import cell_parse
 register = template.Library()
 
 
+@register.simple_tag(takes_context=True)
+def ready_by(context: template.Context, table: Any) -> str:
+    """When the reader must press Ready at this table Play now seated them at (epoch ms), or ""
+    (not such a table, not seated there, or ready already): the table page counts it down."""
+    user = getattr(context.get("request"), "user", None)
+    if user is None or not user.is_authenticated:
+        return ""
+    status = selectors.pool_status(user)
+    if status["state"] != "seated" or status["table"] != table.pk or status["ready"]:
+        return ""
+    return str(status["confirm_by"])
+
+
 @register.inclusion_tag("pairing/_play_now.html", takes_context=True)
 def play_now(context: template.Context) -> dict[str, Any]:
     request = context["request"]

@@ -31,9 +31,8 @@ const FALLBACK = {
   end_right: "right",
   end_up: "up",
   end_down: "down",
-  end_target: "Play on the {end} end (shows {value})",
-  end_target_empty: "Play on the {end} end (shows {value}, adds nothing yet)",
-  end_counts: "The {end} end shows {value} and counts {counts}",
+  end_target: "Play on the {end} end: shows {value}, counts {counts}",
+  end_target_empty: "Play on the {end} end, adding nothing yet: shows {value}",
   board_label: "The board: {n} bones, ends total {total}",
   board_empty: "The board is empty: waiting for the lead",
   last_play: "Last play",
@@ -553,7 +552,9 @@ export function renderBoard(svg, board, options = {}) {
     if (hinted.has(e.end)) cls.push("hinted");
     if (empty) cls.push("empty");
     let g = `<g class="${cls.join(" ")}" data-end="${e.end}" data-value="${e.value}" data-counts="${e.counts}" tabindex="0" role="button" aria-label="${esc(label)}"${isLit ? "" : ' aria-disabled="true"'}>`;
-    g += `<title>${esc(t("end_counts", { end: endName, value: e.value, counts: e.counts }))}</title>`;
+    // No <title>: axe counts its words as the target's visible text along with the number shown,
+    // and the name (ending with that number) would no longer contain them
+    // (label-content-name-mismatch).
     g += `<circle class="end-hit" cx="${mx.toFixed(1)}" cy="${my.toFixed(1)}" r="${(S * 1.05).toFixed(1)}"/>`;
     g += `<rect class="end-ghost" x="${(r.x0 * S + 2).toFixed(1)}" y="${(r.y0 * S + 2).toFixed(1)}" width="${((r.x1 - r.x0) * S - 4).toFixed(1)}" height="${((r.y1 - r.y0) * S - 4).toFixed(1)}" rx="${S * 0.16}"/>`;
     g += `<circle class="end-marker" cx="${mx.toFixed(1)}" cy="${my.toFixed(1)}" r="${(S * 0.36).toFixed(1)}"/>`;

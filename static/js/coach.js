@@ -5,6 +5,15 @@
 import { canonicalBone, renderBoard } from "./board.js";
 import { el, readJson } from "./dom.js";
 
+/** A light bulb (a move played after a hint), drawn: an emoji is a box without an emoji font. */
+function bulbIcon() {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  for (const [k, v] of Object.entries({ viewBox: "0 0 24 24", width: "16", height: "16", "aria-hidden": "true", focusable: "false", class: "bulb-icon" })) svg.setAttribute(k, v);
+  svg.innerHTML =
+    '<path d="M9 18h6M10 21h4M12 3a6 6 0 0 0-3.5 10.9c.6.5 1 1.2 1 2.1h5c0-.9.4-1.6 1-2.1A6 6 0 0 0 12 3z" fill="#fde68a" stroke="currentColor" stroke-width="1.6" stroke-linejoin="round" stroke-linecap="round"/>';
+  return svg;
+}
+
 function fmt(text, params) {
   return String(text).replace(/\{(\w+)\}/g, (m, k) => (params && k in params ? String(params[k]) : m));
 }
@@ -125,7 +134,11 @@ function setupReview(root) {
         const li = el("li");
         const button = el("button", { type: "button", class: `review-jump mark-${d.mark}`, "data-decision-index": i, title: d.mark_help });
         button.append(el("span", { class: "at" }, t("at", { hand: d.hand, step: d.step })), el("span", { class: "badge" }, d.mark_label));
-        if (d.hinted) button.append(el("span", { class: "hinted-tag" }, "💡"));
+        if (d.hinted) {
+          const tag = el("span", { class: "hinted-tag", title: t("hinted") });
+          tag.append(bulbIcon(), el("span", { class: "visually-hidden" }, t("hinted")));
+          button.append(tag);
+        }
         button.addEventListener("click", () => goTo(i));
         li.append(button);
         return li;

@@ -1,7 +1,8 @@
 import { RULES, offerOnly } from "./table-form.js";
 
 // The lobby updates live: the lobby socket says a table changed, and the list is fetched again
-// (server-rendered, so it stays translated). Falls back to a slow refresh when the socket is away.
+// (server-rendered, so it stays translated); watcher counts (many tables' in one message, at
+// most every second) are written into their rows in place, with no fetch.
 const list = document.getElementById("lobby-list");
 const query = new URLSearchParams(location.search);
 const mode = query.get("mode") || "";
@@ -24,20 +25,43 @@ function schedule() {
   if (!pending) pending = setTimeout(refresh, 150);
 }
 
-function connect(delay = 1000) {
+function showWatchers(tables) {
+  const text = list.dataset.watchingText || "{n}";
+  for (const [id, n] of Object.entries(tables || {})) {
+    const chip = list.querySelector(`[data-watchers="${CSS.escape(id)}"]`);
+    if (chip) chip.textContent = text.replace("{n}", String(n));
+  }
+}
+
+// The server is restarting (1012, docs/protocol.md): another one takes the socket at once.
+const RESTART_CLOSE = 1012;
+const RESTART_JITTER_MS = 500;
+
+function connect(delay = 1000, again = false) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const socket = new WebSocket(`${scheme}://${location.host}/ws/lobby/`);
+  let opened = false;
   socket.addEventListener("open", () => {
+    opened = true;
     window.lobbyReady = true;
     delay = 1000;
+    if (again) schedule(); // the list may have changed while the socket was away
   });
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
-    if (message.type === "table" || message.type === "watchers") schedule();
+    // resync: the server may have lost changes on the way (its Redis restarted): fetch again.
+    if (message.type === "table" || message.type === "resync") schedule();
+    else if (message.type === "watchers") showWatchers(message.tables);
   });
-  socket.addEventListener("close", () => {
+  socket.addEventListener("close", (event) => {
     window.lobbyReady = false;
-    setTimeout(() => connect(Math.min(delay * 2, 15000)), delay);
+    if (event.code === RESTART_CLOSE && opened) {
+      setTimeout(() => connect(1000, true), Math.random() * RESTART_JITTER_MS);
+      return;
+    }
+    // A socket that was working: the first retry after a random 200-1000 ms.
+    if (opened) setTimeout(() => connect(2000, true), 200 + Math.random() * 800);
+    else setTimeout(() => connect(Math.min(delay * 2, 15000), true), delay);
   });
 }
 

@@ -8,13 +8,26 @@
 // notices region with its own buttons (Accept / Decline / Close), plain forms and buttons that
 // work by keyboard. A page may watch one public topic on the same
 // socket by naming it on an element: data-notices-watch="tournaments", or "tournament" with
-// data-notices-watch-id. The socket reconnects with a growing, jittered delay (1 s to 15 s);
+// data-notices-watch-id. The socket reconnects with a growing, jittered delay (1 s to 15 s; the
+// first try within a second when it was working), or at once (0-500 ms) when the server closed
+// it for a restart (1012, docs/protocol.md);
 // "dominologist:notices-open" is raised each time it is (re)opened and watching, so a page can
 // fetch what it missed, and "dominologist:notices-closed" when it drops.
+import { createSounds } from "./sounds.js";
+
 const region = document.getElementById("notices");
 const PING_MS = 25000;
+const RESTART_CLOSE = 1012; // the server is restarting: another one takes the socket at once
+const RESTART_JITTER_MS = 500;
 let serverOffset = 0; // server clock minus ours, from the hello and each pong
 let pinger = null;
+// The table sounds (static/js/sounds.js: the player's own on/off choice, shared with the table
+// page). A browser plays nothing before a gesture on the page: the first one unlocks them.
+const sounds = createSounds();
+for (const kind of ["pointerdown", "keydown"]) {
+  document.addEventListener(kind, () => sounds.unlock(), { once: true, capture: true });
+}
+const pageTitle = document.title;
 
 function emit(name, detail) {
   document.dispatchEvent(new CustomEvent(name, { detail }));
@@ -32,15 +45,19 @@ function connect(delay = 1000) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const socket = new WebSocket(`${scheme}://${location.host}/ws/notices/`);
   const watch = watchMessage();
+  let greeted = false;
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
     if (message.server_time) serverOffset = message.server_time - Date.now();
     if (message.type === "hello") {
+      greeted = true;
       delay = 1000;
       if (watch) socket.send(JSON.stringify(watch));
       else opened();
       pinger = setInterval(() => socket.send(JSON.stringify({ type: "ping" })), PING_MS);
-    } else if (message.type === "watching") {
+    } else if (message.type === "watching" || message.type === "resync") {
+      // resync: notices may have been lost on the way (the server's Redis restarted): the page
+      // fetches again what it shows, as after a reconnect.
       opened();
     } else if (message.type === "notice") {
       const { type, ...detail } = message;
@@ -53,10 +70,17 @@ function connect(delay = 1000) {
     const wasOpen = window.noticesReady;
     window.noticesReady = false;
     if (wasOpen) emit("dominologist:notices-closed", {});
-    // 4001: not logged in; 4003: this account may not play. Reconnecting would not help.
-    if (event.code === 4001 || event.code === 4003) return;
-    const wait = delay * (0.75 + Math.random() * 0.5);
-    setTimeout(() => connect(Math.min(delay * 2, 15000)), wait);
+    // 4001: not logged in; 4003: this account may not play; 4008: far past the rate limit;
+    // 4009: too many notices sockets open for this account. Reconnecting would not help.
+    if ([4001, 4003, 4008, 4009].includes(event.code)) return;
+    if (event.code === RESTART_CLOSE && greeted) {
+      setTimeout(() => connect(1000), Math.random() * RESTART_JITTER_MS);
+      return;
+    }
+    // A socket that was working: the first retry after a random 200-1000 ms (its server or
+    // machine was lost: the others take its players, spread over most of a second).
+    const wait = greeted ? 200 + Math.random() * 800 : delay * (0.75 + Math.random() * 0.5);
+    setTimeout(() => connect(greeted ? 2000 : Math.min(delay * 2, 15000)), wait);
   });
 }
 
@@ -82,7 +106,30 @@ function close(card, restoreFocus = true) {
   if (!card) return;
   const hadFocus = card.contains(document.activeElement);
   card.remove();
+  if (card.hasAttribute("data-alert-title")) alertsChanged();
   if (hadFocus && restoreFocus && card.returnFocus?.isConnected) card.returnFocus.focus();
+}
+
+// A card that must not be missed (a table Play now seated the player at: it is lost in 30 s)
+// marks the tab's title until it is seen (the tab shown again, a key or a click on the page,
+// the card closed), and sounds once when it comes, if the player has the table sounds on.
+function seen() {
+  document.title = pageTitle;
+}
+
+function alertsChanged() {
+  if (!region?.querySelector("[data-alert-title]")) seen();
+}
+
+for (const kind of ["pointerdown", "keydown"]) document.addEventListener(kind, seen, { capture: true });
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") seen();
+});
+
+function raiseAlert(card) {
+  if (!card.hasAttribute("data-alert-title")) return;
+  document.title = `${card.dataset.alertTitle} · ${pageTitle}`;
+  if (card.hasAttribute("data-alert-sound")) sounds.play("turn");
 }
 
 async function show(detail) {
@@ -100,6 +147,13 @@ async function show(detail) {
     location.assign(detail.url); // the visible page goes to the table; others say where it is
     return;
   }
+  if (kind === "pairing_dropped") {
+    close(cardFor(`pairing-${Number(detail.table)}`));
+    return;
+  }
+  if (kind === "pairing_seated" && detail.url && new URL(detail.url, location.origin).pathname === location.pathname) {
+    return; // this page is the table: it shows the time left to press Ready itself
+  }
   if (!detail.card_url) return; // a notice for the page's own scripts
   const url = new URL(detail.card_url, location.origin);
   if (url.origin !== location.origin) return;
@@ -115,6 +169,7 @@ async function show(detail) {
   card.returnFocus = document.activeElement;
   region.append(card);
   wire(card);
+  raiseAlert(card);
   // Into the card, not onto a button: a key pressed for the game cannot answer by accident.
   card.focus();
   document.body.dataset.noticeShown = key || kind;

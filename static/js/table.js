@@ -9,6 +9,7 @@
 
 import { canonicalBone, parseBone, renderBoard, renderBone } from "./board.js";
 import { EMOTES, emoteIcon, emoteOf } from "./emotes.js";
+import { createReader } from "./reader.js";
 import { createSounds } from "./sounds.js";
 
 const PING_MS = 20000;
@@ -17,6 +18,15 @@ const MAX_LOG = 80;
 // Closes the page must not retry (docs/protocol.md): not logged in, may not play, no such table,
 // closed for flooding. Each says why in the banner and waits for the player to reload.
 const FATAL_CLOSE = { 4001: "closed_login", 4003: "closed_not_allowed", 4004: "closed_no_table", 4008: "closed_abuse" };
+// The server is restarting (docs/protocol.md): another one takes the page at once. A socket that
+// was answered reconnects after a random 0-500 ms (a server's players do not all arrive in the
+// same instant), with no back-off step and no error.
+const RESTART_CLOSE = 1012;
+const RESTART_JITTER_MS = 500;
+// A socket that was working and dropped for another reason (its server or machine lost, a
+// network blip) tries again after a random 200-1000 ms, then 2 s, 4 s ... 15 s: the lost server's
+// players reach the others spread over most of a second rather than all at the one-second mark.
+const FIRST_RETRY_MS = [200, 1000];
 
 // ------------------------------------------------------------------------------ small helpers
 
@@ -104,6 +114,7 @@ export function startTable(app) {
     attempt: 0,
     reconnectTimer: null,
     bannerTimer: null,
+    answered: null, // the socket whose hello was answered (a restart close reconnects it at once)
     pingTimer: null,
     fatal: false,
     requestCounter: 0,
@@ -180,6 +191,7 @@ export function startTable(app) {
     gameOverDialog: $("#game-over-dialog", app),
     controls: $("#table-controls", app),
     chatLog: $("#chat-log", app),
+    chatBox: $("#chat-box", app), // the chat's scrolling log around its list
     chatForm: $("#chat-form", app),
     chatInput: $("#chat-input", app),
     chatQuick: $("#chat-quick", app),
@@ -187,6 +199,25 @@ export function startTable(app) {
     reportDialog: $("#report-dialog", app),
   };
   if (reducedMotion()) document.documentElement.classList.add("reduced-motion");
+
+  // The screen-reader mode (static/js/reader.js): moves in words, and play by typing.
+  const reader = createReader(app, {
+    t,
+    tn,
+    game: () => state.game,
+    mySeat,
+    legal,
+    pending: () => !!state.pending,
+    act,
+    seatName,
+    sideName,
+    sideOf,
+    partners,
+    settings,
+    clockLeft,
+    canonicalBone,
+    parseBone,
+  });
 
   // ======================================================================== the connection
 
@@ -249,16 +280,30 @@ export function startTable(app) {
         return;
       }
       if (state.fatal) return;
-      scheduleReconnect();
+      // A restart closing a socket that was working: at once. One that closes a socket never
+      // answered is a failure like any other (no tight loop of reconnections).
+      if (ev.code === RESTART_CLOSE && state.answered === ws) reconnectSoon();
+      else scheduleReconnect(0, state.answered === ws);
     });
     ws.addEventListener("error", () => {
       /* a close follows */
     });
   }
 
-  function scheduleReconnect(extraSteps = 0) {
+  function reconnectSoon() {
+    clearTimeout(state.reconnectTimer);
+    clearInterval(state.bannerTimer);
+    showBanner(t("catching_up"), { busy: true });
+    state.reconnectTimer = setTimeout(connect, Math.random() * RESTART_JITTER_MS);
+  }
+
+  function scheduleReconnect(extraSteps = 0, wasWorking = false) {
     state.attempt += 1;
-    const delay = Math.min(15, 2 ** (state.attempt - 1 + extraSteps)) * 1000;
+    const [soonest, latest] = FIRST_RETRY_MS;
+    const delay =
+      wasWorking && state.attempt === 1 && extraSteps === 0
+        ? soonest + Math.random() * (latest - soonest)
+        : Math.min(15, 2 ** (state.attempt - 1 + extraSteps)) * 1000;
     const due = Date.now() + delay;
     const tick = () => {
       const left = Math.max(0, due - Date.now());
@@ -363,6 +408,27 @@ export function startTable(app) {
     return Date.now() + (state.clockOffset || 0);
   }
 
+  /** Milliseconds left to press Ready at a table Play now seated this player at (0: none). */
+  function readyLeft() {
+    const by = Number(app.dataset.readyBy || 0);
+    return by > 0 ? Math.max(0, by - serverNow()) : 0;
+  }
+  // A seat filled again gives its new player their own time: the notice says until when.
+  document.addEventListener("dominologist:notice", (event) => {
+    const notice = event.detail || {};
+    if (notice.kind === "pairing_seated" && String(notice.table) === String(tableId)) {
+      app.dataset.readyBy = String(notice.confirm_by || "");
+      renderStatus();
+    }
+  });
+
+  /** Milliseconds until the turn clock starts (a Gym table waiting for the hand's summary to be
+   * read: docs/protocol.md); 0 when it runs. */
+  function clockWait() {
+    const starts = state.game?.clock?.starts;
+    return typeof starts === "number" ? Math.max(0, starts - serverNow()) : 0;
+  }
+
   /** Milliseconds left on the turn clock, from the server's deadline; null when none runs. */
   function clockLeft() {
     const clock = state.game?.clock;
@@ -384,6 +450,23 @@ export function startTable(app) {
   }
 
   function paintClock(bar, left) {
+    const wait = clockWait();
+    bar.classList.toggle("waiting", wait > 0);
+    if (wait > 0) {
+      // Not running yet: full, and says when it will.
+      bar.classList.remove("warn", "danger");
+      bar.querySelector(".clock-fill").style.width = "100%";
+      const n = Math.ceil(wait / 1000);
+      const text = t("clock_starts_in", { n });
+      const label = bar.querySelector(".clock-text");
+      if (label.textContent !== text) label.textContent = text;
+      bar.setAttribute("aria-label", t("clock_waits", { n }));
+      bar.title = t("clock_waits", { n });
+      return;
+    }
+    if (bar.title !== t("clock_help")) {
+      bar.title = t("clock_help");
+    }
     const total = Number(bar.dataset.seconds) * 1000 || 1;
     const fraction = Math.max(0, Math.min(1, left / total));
     const seconds = Math.ceil(left / 1000);
@@ -419,6 +502,7 @@ export function startTable(app) {
       if (left === null) return;
       for (const bar of bars) paintClock(bar, left);
       const me = mySeat();
+      if (clockWait() > 0) return;
       const warnAt = Math.min(3000, Number(state.game.clock.seconds) * 500);
       const key = `${state.game.version}`;
       if (me !== null && state.game.to_act === me && left > 0 && left <= warnAt && state.clockWarned !== key) {
@@ -539,7 +623,7 @@ export function startTable(app) {
   function renderChat() {
     if (!ui.chatLog) return;
     ui.chatLog.replaceChildren(...state.chat.map(chatLine));
-    ui.chatLog.scrollTop = ui.chatLog.scrollHeight;
+    ui.chatBox.scrollTop = ui.chatBox.scrollHeight;
   }
 
   /** An emote as the site's own icon (never the emoji itself: a device may lack the font). */
@@ -556,7 +640,7 @@ export function startTable(app) {
     if (!ui.chatLog) return;
     ui.chatLog.append(chatLine(m));
     while (ui.chatLog.children.length > 100) ui.chatLog.firstElementChild.remove();
-    ui.chatLog.scrollTop = ui.chatLog.scrollHeight;
+    ui.chatBox.scrollTop = ui.chatBox.scrollHeight;
     const mine = m.user.id === userId;
     if (!mine && !state.muted.has(m.user.id)) {
       sounds.play("chat");
@@ -714,6 +798,7 @@ export function startTable(app) {
     if (state.pending && game && game.version !== undefined && game.version !== state.pending.version) clearPending();
     if (!game) clearPending();
 
+    reader.begin();
     if (log) drawLog(log); // the whole recent log: the events below add no second line
     for (const ev of events) onEvent(ev, { replay: resume, noLog: !!log });
     const gameKey = state.table?.game_number ?? null;
@@ -727,8 +812,11 @@ export function startTable(app) {
     // Forget a chosen bone that is no longer playable.
     if (state.selected && !playsFor(state.selected).length) state.selected = null;
 
+    if (!summaryOpen()) state.summaryBoard = null;
     render();
+    reader.end();
     maybeWash();
+    summarySeen();
     while (pendingDumbbells.length) popDumbbell(pendingDumbbells.shift());
     tickClock();
 
@@ -743,6 +831,7 @@ export function startTable(app) {
 
   function markReady() {
     if (!state.ws || state.ws.readyState !== 1) return;
+    state.answered = state.ws;
     state.attempt = 0;
     showBanner(null);
     window.wsReady = true;
@@ -884,6 +973,34 @@ export function startTable(app) {
     const fromBoard = ui.board?.contains(document.activeElement);
     playBone(state.selected, end);
     if (fromBoard) focusHand();
+  }
+
+  /** Straight to the hand or the board: the "Skip to your hand" link, and the keys H and B
+   *  (not while typing, not with a modifier). The board's first lit end, else its first end. */
+  function focusBoard() {
+    const ends = [...(ui.board?.querySelectorAll(".end-target") || [])];
+    const end = ends.find((e) => e.getAttribute("aria-disabled") !== "true") || ends[0];
+    (end || ui.boardWrap)?.focus();
+  }
+
+  function wireJumps() {
+    document.querySelector("[data-skip-hand]")?.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      if (ui.rack && !ui.rack.hidden && ui.hand?.querySelector(".hand-bone")) focusHand();
+      else focusBoard();
+    });
+    document.addEventListener("keydown", (ev) => {
+      if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.defaultPrevented) return;
+      if (ev.target.closest?.("input, textarea, select, [contenteditable], dialog")) return;
+      const key = ev.key.toLowerCase();
+      if (key === "h" && ui.rack && !ui.rack.hidden && ui.hand?.querySelector(".hand-bone")) {
+        ev.preventDefault();
+        focusHand();
+      } else if (key === "b") {
+        ev.preventDefault();
+        focusBoard();
+      }
+    });
   }
 
   function cancelSelection() {
@@ -1044,6 +1161,7 @@ export function startTable(app) {
       case "bone_played":
         if (!logOnly) {
           lastActor = ev.seat;
+          if (summaryOpen()) state.summaryBoard = null; // the next hand's bones go down: show them
           summaryMayGo();
         }
         text = ev.end
@@ -1091,10 +1209,18 @@ export function startTable(app) {
           announce(text);
         }
         break;
+      case "hand_board":
+        // The finished hand's board: kept on the felt while its summary is open.
+        if (!logOnly) state.handBoard = ev.board || null;
+        return;
       case "hand_over":
         text = handOverTitle(ev);
         cls = "hand";
-        if (!logOnly) showSummary(ev);
+        if (!logOnly) {
+          state.summaryBoard = state.handBoard || null;
+          state.handBoard = null;
+          showSummary(ev);
+        }
         break;
       case "away":
         text = t(ev.on_purpose ? "log_away_closed" : "log_away_lost", { name: name(ev.seat) });
@@ -1128,6 +1254,7 @@ export function startTable(app) {
         break;
     }
     if (text && !noLog) addLog(text, cls);
+    if (live) reader.event(ev, text);
   }
 
   /** The move log drawn again from the server's recent batches ({seq, events}), from the start
@@ -1152,6 +1279,10 @@ export function startTable(app) {
   }
 
   function announce(text) {
+    if (reader.on) {
+      reader.announce(text);
+      return;
+    }
     if (!ui.announcer) return;
     ui.announcer.textContent = "";
     // A fresh node so screen readers read a repeated message again.
@@ -1302,6 +1433,9 @@ export function startTable(app) {
     box.replaceChildren(el("div", { class: "summary-body" }, heading, el("div", { class: "table-scroll" }, table), ...lines), el("div", { class: "actions" }, close));
     box.hidden = false;
     box.setAttribute("aria-labelledby", "summary-title");
+    // Focus into the summary (its Continue), unless the player is typing (chat); Continue gives
+    // it back to the hand.
+    if (!document.activeElement?.closest?.("input, textarea, select, dialog")) close.focus();
     state.summaryShownAt = Date.now();
     clearTimeout(state.summaryTimer); // it stays until read: Continue, Escape, or the next hand under way
   }
@@ -1319,7 +1453,25 @@ export function startTable(app) {
     const hadFocus = ui.summary.contains(document.activeElement);
     ui.summary.hidden = true;
     clearTimeout(state.summaryTimer);
+    const keptBoard = state.summaryBoard;
+    state.summaryBoard = null;
+    summarySeen();
+    if (keptBoard) render();
     if (hadFocus) focusHand();
+  }
+
+  /** A summary open over the felt: its finished hand's board stays drawn under it. */
+  function summaryOpen() {
+    return !!(ui.summary && !ui.summary.hidden);
+  }
+
+  /** The next hand's clock waits until every player has seen the summary (docs/protocol.md): say
+   * this player has, once per hand. Also when no summary is shown (a page opened meanwhile). */
+  function summarySeen() {
+    const game = state.game;
+    if (mySeat() === null || !game || game.phase === "game_over" || clockWait() <= 0) return;
+    if (summaryOpen() || state.summarySeenFor === game.deal) return;
+    if (send({ type: "summary_seen", hand: game.deal })) state.summarySeenFor = game.deal;
   }
 
   function workoutText(w) {
@@ -1458,18 +1610,34 @@ export function startTable(app) {
     if (state.table?.game_url) {
       body.push(el("p", {}, el("a", { href: state.table.game_url, "data-game-link": "" }, t("game_over_history"))));
     }
+    // Another game with the same people, at a table of one's own choosing: a challenge each.
+    const rivals = mySeat() === null ? [] : (state.table?.seats || []).filter((x) => x.player && !x.player.house && x.number !== mySeat());
+    if (rivals.length) {
+      body.push(
+        el(
+          "p",
+          { class: "challenge-links" },
+          rivals.map((x) => el("a", { class: "btn btn-small btn-quiet", href: `/players/${encodeURIComponent(x.player.id)}/challenge/`, "data-challenge": String(x.player.id) }, t("challenge_player", { name: x.player.name }))),
+        ),
+      );
+    }
     const mine = (state.table?.seats || []).find((x) => x.number === mySeat());
     d.replaceChildren(
       el("div", { class: "dialog-body" }, ...body),
       el(
         "div",
         { class: "actions" },
+        // The Shark's review of a player's own play: in the footer, always in sight.
+        mySeat() !== null && state.table?.game_url
+          ? el("a", { class: "btn btn-quiet", href: `${state.table.game_url}#review`, "data-review-link": "" }, t("game_over_review"))
+          : null,
         mySeat() !== null && !mine?.rematch && state.table?.status === "finished"
           ? el("button", {
               type: "button",
               class: "btn",
               "data-rematch": "",
-              text: t("rematch_offer"),
+              // Someone (the house, at once) already asked: this answers them.
+              text: (state.table?.seats || []).some((x) => x.rematch && x.number !== mySeat()) ? t("rematch_accept") : t("rematch_offer"),
               onclick: () => {
                 send({ type: "rematch", want: true });
                 d.close();
@@ -1485,7 +1653,7 @@ export function startTable(app) {
       if (typeof d.showModal === "function") d.showModal();
       else d.setAttribute("open", "");
     }
-    d.querySelector(".actions .btn")?.focus(); // the first choice, rather than the link above it
+    d.querySelector(".actions button")?.focus(); // the first choice, rather than a link
   }
 
   // ======================================================================== drawing
@@ -1598,11 +1766,15 @@ export function startTable(app) {
     const rc = state.table?.rating_changes;
     if (!rc) return null;
     const pool = t(`pool_${rc.pool}`);
-    const out = el("div", { class: "rating-changes", "data-rating-changes": "" }, el("h3", { title: t("rating_help", { pool }) }, `${t("rating_title")} · ${pool}`));
-    if (!rc.rated) {
-      out.append(el("p", { class: "help" }, t(`rating_why_${rc.why_not || "no_result"}`)));
-      return out;
-    }
+    // Not rated: one line saying why, no heading. Rated: "Ratings", and the pool named as its
+    // leaderboard names it, a link there.
+    if (!rc.rated) return el("p", { class: "help rating-changes", "data-rating-changes": "" }, t(`rating_why_${rc.why_not || "no_result"}`));
+    const out = el(
+      "div",
+      { class: "rating-changes", "data-rating-changes": "" },
+      el("h3", { title: t("rating_help", { pool }) }, t("rating_title")),
+      el("p", { class: "help" }, el("a", { href: `/leaderboards/${encodeURIComponent(rc.pool)}/` }, t("rating_leaderboard", { pool }))),
+    );
     const items = (state.table?.seats || [])
       .filter((s) => s.player)
       .map((s) => {
@@ -1901,11 +2073,21 @@ export function startTable(app) {
       if (filled < seats.length) text = t("status_waiting_players");
       else if (seats.some((s) => !s.ready)) text = t("status_waiting_ready");
       else text = t("status_dealing");
-      if (me !== null && !seats.find((s) => s.number === me)?.ready) text += ` ${t("status_press_ready")}`;
+      if (me !== null && !seats.find((s) => s.number === me)?.ready) {
+        // A table Play now made: the seat is lost if Ready is not pressed in time.
+        const left = readyLeft();
+        text += ` ${left > 0 ? t("status_ready_within", { n: Math.ceil(left / 1000) }) : t("status_press_ready")}`;
+        if (left > 0) {
+          clearTimeout(state.readyTimer);
+          state.readyTimer = setTimeout(renderStatus, (left % 1000) + 20);
+        }
+      }
     } else if (game.phase === "game_over") {
       text = t("status_game_over");
     } else if (game.phase === "awaiting_deal") {
       text = t("status_washing");
+    } else if (summaryOpen() && state.summaryBoard) {
+      text = t("status_summary");
     } else if (game.to_act !== null && game.to_act !== undefined) {
       const mine = me !== null && game.to_act === me;
       if (mine) {
@@ -1922,6 +2104,10 @@ export function startTable(app) {
         text = game.phase === "choosing_doubles" ? t("status_other_doubles", { name: seatName(game.to_act) }) : t("status_their_turn", { name: seatName(game.to_act) });
       }
     }
+    if (text && game?.phase === "playing" && clockWait() > 0 && !(summaryOpen() && state.summaryBoard)) {
+      text += ` ${t("status_clock_waits")}`;
+      setTimeout(renderStatus, clockWait() + 50); // the sentence goes once the clock runs
+    }
     if (me !== null && game && game.to_act !== me && Date.now() < state.passingUntil) {
       text = t("status_passing");
       cls = "passing";
@@ -1932,10 +2118,11 @@ export function startTable(app) {
     const turnKey = game && game.to_act !== undefined ? `${game.deal}:${game.to_act}:${game.phase}` : null;
     if (turnKey && turnKey !== state.lastTurnKey) {
       state.lastTurnKey = turnKey;
+      // In the screen-reader mode the reader's own line says whose turn it is.
       if (me !== null && game.to_act === me && game.phase !== "game_over") {
-        announce(t("announce_your_turn"));
+        if (!reader.on) announce(t("announce_your_turn"));
         sounds.play("turn");
-      } else if (game.to_act !== null && game.to_act !== undefined && game.phase === "playing") {
+      } else if (game.to_act !== null && game.to_act !== undefined && game.phase === "playing" && !reader.on) {
         announce(t("status_their_turn", { name: seatName(game.to_act) }));
       }
     }
@@ -1945,12 +2132,14 @@ export function startTable(app) {
     if (!ui.board) return;
     const game = state.game;
     const lit = state.selected ? playsFor(state.selected).filter(Boolean) : state.drag ? playsFor(state.drag.bone).filter(Boolean) : [];
-    const last = game?.last_play && game.board?.lead ? game.last_play.bone : null;
-    ui.boardWrap?.classList.toggle("empty", !game?.board?.lead);
+    const kept = summaryOpen() ? state.summaryBoard : null;
+    const board = kept || game?.board || null;
+    const last = !kept && game?.last_play && game.board?.lead ? game.last_play.bone : null;
+    ui.boardWrap?.classList.toggle("empty", !board?.lead);
     const active = document.activeElement;
     const focusedEnd = active && ui.board.contains(active) ? active.getAttribute("data-end") : null;
     const hint = state.hint && game && state.hint.version === game.version && state.hint.end ? [state.hint.end] : [];
-    renderBoard(ui.board, game?.board || null, {
+    renderBoard(ui.board, board, {
       lastBone: last,
       litEnds: lit,
       hintEnds: hint,
@@ -2222,7 +2411,7 @@ export function startTable(app) {
     }
     if (name === "chat" && drawerShown()) clearUnread();
     if (name === "moves" && ui.log) ui.log.scrollTop = ui.log.scrollHeight;
-    if (name === "chat" && ui.chatLog) ui.chatLog.scrollTop = ui.chatLog.scrollHeight;
+    if (name === "chat" && ui.chatBox) ui.chatBox.scrollTop = ui.chatBox.scrollHeight;
   }
 
   function wireDrawer() {
@@ -2262,8 +2451,19 @@ export function startTable(app) {
   /** The hand's bones as large as the rack allows, in as few rows as possible. */
   function fitHand() {
     const h = window.innerHeight;
-    fitRow(ui.hand, ".hand-bone", h < 500 ? 26 : h < 760 ? 30 : h < 880 ? 36 : 42);
-    fitRow(ui.yardBones, ".yard-bone", window.innerHeight < 500 ? 16 : 22);
+    // With the yard open the hand cannot be played: it and the yard take less, the board more.
+    const yardOpen = !!ui.yard && !ui.yard.hidden;
+    const handMost = h < 500 ? 26 : h < 760 ? 30 : h < 880 ? 36 : 42;
+    fitRow(ui.hand, ".hand-bone", yardOpen && h < 880 ? Math.min(handMost, 20) : handMost);
+    fitRow(ui.yardBones, ".yard-bone", h < 500 ? 16 : h < 760 ? 18 : 22);
+    // The rack may not grow past its place (a phone held sideways: the column beside the
+    // board): smaller bones rather than a hand over the player's own bar and clock.
+    const rack = ui.hand?.closest(".rack");
+    for (let i = 0; rack && !rack.hidden && i < 12 && rack.scrollHeight > rack.clientHeight + 1; i++) {
+      const size = parseInt(ui.hand.style.getPropertyValue("--bone"), 10) || 0;
+      if (size <= 14) break;
+      ui.hand.style.setProperty("--bone", `${size - 2}px`);
+    }
   }
 
   function fitRow(box, selector, largest) {
@@ -2370,6 +2570,8 @@ export function startTable(app) {
       }
       if (status) status.textContent = t("copied");
     });
+
+    wireJumps();
 
     // Fit the hand and redraw the board when the window or the board's box changes size.
     window.addEventListener("resize", scheduleLayout);

@@ -160,11 +160,14 @@ def test_admin_suspend_and_report(client: Client, warden: User, alice: User, bob
     bob.refresh_from_db()
     assert alice.age_status == AgeStatus.SUSPENDED
     assert bob.reported_underage and bob.needs_age_review
+    # The report suspends at once, recorded with who and why: the job has nothing left to do.
+    assert bob.age_status == AgeStatus.SUSPENDED
+    change = AgeStatusChange.objects.get(user=bob)
+    assert (change.changed_by, change.reason) == (warden, "Reported underage: tip")
     queue = client.get(reverse("admin:accounts_agereview_changelist"))
     assert queue.status_code == 200
     assert bob.email.encode() in queue.content
-    # The job then suspends the reported account.
-    assert age_gate_sweep() == [bob.pk]
+    assert age_gate_sweep() == []
 
 
 @pytest.mark.django_db

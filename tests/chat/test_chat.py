@@ -13,6 +13,7 @@ from chat import services as chat
 from chat.models import ChatMessage, ChatReport, ChatTimeout
 from tables import services
 from tables.models import Table
+from tests.concurrency import at_once
 from tests.tables.helpers import connect
 
 
@@ -164,3 +165,86 @@ async def test_a_report_keeps_the_messages_for_staff(alice: Any, bob: Any) -> No
         await socket.send_json_to(bad)
         assert (await next_of(socket, "error")) is not None
     await socket.disconnect()
+
+
+@pytest.mark.django_db
+def test_a_repeated_report_is_merged_into_the_open_one(alice: Any, bob: Any) -> None:
+    table = started(alice, bob)
+    chat.chat_send(table_id=table.pk, user=bob, content={"text": "you are slow"})
+    first = chat.chat_report(table_id=table.pk, reporter=alice, reported_id=bob.pk, reason="")
+    chat.chat_send(table_id=table.pk, user=bob, content={"text": "really slow"})
+    for _ in range(3):
+        again = chat.chat_report(
+            table_id=table.pk, reporter=alice, reported_id=bob.pk, reason="rude"
+        )
+        assert again.pk == first.pk
+    report = ChatReport.objects.get()
+    assert [m["text"] for m in report.messages] == ["you are slow", "really slow"]
+    assert report.reason == "rude"
+    # once staff handled it, a new report is a new one
+    ChatReport.objects.update(handled=True)
+    chat.chat_report(table_id=table.pk, reporter=alice, reported_id=bob.pk, reason="")
+    assert ChatReport.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_reports_are_rate_limited(alice: Any, bob: Any, make_user: Any) -> None:
+    table = started(alice, bob)
+    chat.chat_send(table_id=table.pk, user=bob, content={"text": "hello"})
+    for _ in range(chat.REPORTS_PER_MINUTE):
+        chat.chat_report(table_id=table.pk, reporter=alice, reported_id=bob.pk, reason=None)
+    with pytest.raises(chat.ChatError) as refused:
+        chat.chat_report(table_id=table.pk, reporter=alice, reported_id=bob.pk, reason=None)
+    assert refused.value.code == "report_rate"
+    assert "wait a minute" in refused.value.message
+    assert ChatReport.objects.count() == 1
+    # someone else may still report
+    chat.chat_send(table_id=table.pk, user=alice, content={"text": "hi"})
+    chat.chat_report(table_id=table.pk, reporter=bob, reported_id=alice.pk, reason=None)
+    assert ChatReport.objects.count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_repeated_reports_sent_at_once_over_the_socket_are_stored_once(
+    alice: Any, bob: Any
+) -> None:
+    table = await sync_to_async(started)(alice, bob)
+    await sync_to_async(chat.chat_send)(table_id=table.pk, user=bob, content={"text": "slow"})
+    socket = await connect(alice, table.pk)
+    for n in range(3):
+        await socket.send_json_to({"type": "report", "user": bob.pk, "request_id": f"r{n}"})
+    for n in range(3):
+        answer = await next_of(socket, "reported")
+        assert answer is not None and answer["request_id"] == f"r{n}"
+    assert await ChatReport.objects.acount() == 1
+    await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_reports_sent_at_once_are_stored_once(alice: Any, bob: Any) -> None:
+    table = started(alice, bob)
+    chat.chat_send(table_id=table.pk, user=bob, content={"text": "slow"})
+    results = at_once(
+        *[
+            lambda: chat.chat_report(
+                table_id=table.pk, reporter=alice, reported_id=bob.pk, reason=None
+            )
+            for _ in range(4)
+        ]
+    )
+    assert all(isinstance(r, ChatReport) for r in results), results
+    assert ChatReport.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_reopening_a_report_merges_the_open_one_into_it(alice: Any, bob: Any, warden: Any) -> None:
+    table = started(alice, bob)
+    chat.chat_send(table_id=table.pk, user=bob, content={"text": "one"})
+    old = chat.chat_report(table_id=table.pk, reporter=alice, reported_id=bob.pk, reason="rude")
+    chat.reports_handled(report_ids=[old.pk], by=warden)
+    chat.chat_send(table_id=table.pk, user=bob, content={"text": "two"})
+    chat.chat_report(table_id=table.pk, reporter=alice, reported_id=bob.pk, reason=None)
+    assert chat.report_reopen(report_id=old.pk, by=warden) == 1
+    report = ChatReport.objects.get()
+    assert report.pk == old.pk and not report.handled
+    assert [m["text"] for m in report.messages] == ["one", "two"]

@@ -311,3 +311,52 @@ def test_staff_see_reviews_and_hints_read_only(
     assert 'name="_save"' not in page  # read-only: the coach writes reviews
     assert staff.get("/admin/coach/review/add/").status_code == 403
     assert staff.get("/admin/coach/hint/").status_code == 200
+
+
+def house_table(user: Any, capture: Any, **create: Any) -> Table:
+    """A table `user` made in the lobby, a house player in the other seat, started."""
+    with capture(execute=True):
+        table = tables.table_create(host=user, private=True, players=2, **create)
+        house.house_seat_add(table_id=table.pk, host=user, number=1, level="rookie")
+        tables.seat_ready(table_id=table.pk, user=user, ready=True)
+    return table
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("create", "why"),
+    [
+        ({"mode": "citizen", "stake": "dollars", "rated": False}, "stake"),
+        ({"mode": "fives", "stake": "dollars", "rated": False, "limit": 50}, "stake"),
+        ({"mode": "citizen", "rated": True}, "rated"),
+        ({"mode": "fives", "rated": True, "limit": 50}, "rated"),
+    ],
+)
+def test_no_hint_where_something_is_at_stake_or_rated(
+    alice: Any, eager: None, django_capture_on_commit_callbacks: Any, create: dict, why: str
+) -> None:
+    from ledger.services import StakeSpec
+
+    if create.pop("stake", None):
+        create["stake"] = StakeSpec(dollars=10)
+    table = house_table(alice, django_capture_on_commit_callbacks, **create)
+    game = my_turn(Game.objects.get(table=table), 0, django_capture_on_commit_callbacks)
+    client = client_for(alice)
+    assert "coach-hint" not in client.get(f"/tables/{table.pk}/").content.decode()
+    response = client.post(f"/tables/{table.pk}/hint/", **JSON)
+    assert response.status_code == 403 and response.json()["code"] == "not_practice"
+    assert why in response.json()["error"]
+    assert not Hint.objects.exists()
+    assert Game.objects.get(pk=game.pk).version == game.version
+
+
+@pytest.mark.django_db
+def test_a_practice_game_is_casual_and_an_unrated_table_of_house_players_gets_hints(
+    alice: Any, eager: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    assert practice(alice, django_capture_on_commit_callbacks).rated is False
+    table = house_table(alice, django_capture_on_commit_callbacks, mode="citizen_gym", rated=False)
+    my_turn(Game.objects.get(table=table), 0, django_capture_on_commit_callbacks)
+    client = client_for(alice)
+    assert 'id="coach-hint"' in client.get(f"/tables/{table.pk}/").content.decode()
+    assert client.post(f"/tables/{table.pk}/hint/", **JSON).status_code == 200

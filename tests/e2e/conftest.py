@@ -113,10 +113,15 @@ def _csp_safe_waits(page: Any) -> Any:
     return page
 
 
-def screenshot(page: Any, name: str) -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def screenshot(page: Any, name: str, *, full_page: bool = True) -> Path:
+    """A picture of the page to look at, in var/screenshots/. Nothing asserts on it: CI, where
+    nobody looks, sets E2E_SCREENSHOTS=0 and saves the time."""
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    if os.environ.get("E2E_SCREENSHOTS") == "0":
+        return path
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    # a page's whole length, or (an element, or the viewport) what is shown
+    page.screenshot(path=str(path), **({"full_page": True} if full_page else {}))
     return path
 
 

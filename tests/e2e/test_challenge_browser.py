@@ -54,7 +54,7 @@ def test_a_challenge_sent_and_accepted_across_two_browsers(
     box = card.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)  # what Bob sees: the screen, not the page
-    bob_page.screenshot(path=str(SCREENSHOTS / "social-notice-phone.png"))
+    screenshot(bob_page, "social-notice-phone", full_page=False)
     bob_page.keyboard.press("Tab")
     assert bob_page.evaluate("document.activeElement.textContent.trim()") == "Accept"
     bob_page.keyboard.press("Enter")

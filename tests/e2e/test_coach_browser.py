@@ -19,7 +19,7 @@ from house.services import practice_start
 from tables import services
 from tables.models import Game
 from tests.conftest import broker_purge
-from tests.e2e.conftest import SCREENSHOTS, log_in
+from tests.e2e.conftest import SCREENSHOTS, log_in, screenshot
 from tests.history.helpers import play, start_table
 
 WORKER_WAIT_MS = 120_000
@@ -49,7 +49,7 @@ def celery_worker(settings: Any) -> Iterator[Callable[[], None]]:
 def shot(target: Any, name: str) -> None:
     """A screenshot of one element (the review, the table), or of the page's viewport."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    target.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    screenshot(target, name, full_page=False)
 
 
 def fits(page: Any) -> None:

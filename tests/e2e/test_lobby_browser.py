@@ -144,3 +144,38 @@ def test_sit_in_the_lobby_seats_at_once(
     row.get_by_role("button", name="Sit (1 seat free)").click()
     page.wait_for_url(f"**/tables/{table.pk}/")
     assert Seat.objects.get(table=table, number=1).user == bob
+
+
+def test_the_lobby_writes_watcher_counts_in_place(
+    live_server_url: str, page_at: Any, alice: Any, bob: Any, make_user: Any
+) -> None:
+    """A watcher arriving at a game changes its count in the lobby's row, with no fetch of the
+    list (docs/protocol.md, "The lobby socket"), in the page's language."""
+    from playwright.sync_api import expect
+
+    carol, dave = make_user("Carol"), make_user("Dave")
+    table = services.table_create(host=bob, mode="citizen", players=2)
+    services.seat_take(table_id=table.pk, user=carol, number=1)
+    for user in (bob, carol):
+        services.seat_ready(table_id=table.pk, user=user, ready=True)
+    from django.conf import settings
+
+    lobby = page_at("phone")
+    log_in(lobby, live_server_url, alice)
+    lobby.context.add_cookies(
+        [{"name": settings.LANGUAGE_COOKIE_NAME, "value": "es", "url": live_server_url}]
+    )
+    lobby.goto(live_server_url + "/lobby/")
+    lobby.wait_for_function("() => window.lobbyReady === true")
+    chip = lobby.locator(f'[data-watchers="{table.pk}"]')
+    expect(chip).to_have_text("0 mirando")
+    fetched = lobby.evaluate("document.body.dataset.lobbyRefreshed || ''")
+
+    watcher = page_at("desktop")
+    log_in(watcher, live_server_url, dave)
+    watcher.goto(f"{live_server_url}/tables/{table.pk}/")
+    expect(chip).to_have_text("1 mirando")
+    assert lobby.evaluate("document.body.dataset.lobbyRefreshed || ''") == fetched
+    screenshot(lobby, "lobby-watchers-es-phone")
+    watcher.close()
+    expect(chip).to_have_text("0 mirando")

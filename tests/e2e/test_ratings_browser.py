@@ -98,8 +98,8 @@ def test_profile_chart_and_leaderboard(
                 chart = page.locator("svg.rating-chart")
                 expect(chart).to_have_count(1)
                 expect(chart.locator("circle")).to_have_count(15)
-                page.locator("#ratings").screenshot(
-                    path=str(screenshot_path(f"ratings-profile-{size}-{language}"))
+                screenshot(
+                    page.locator("#ratings"), f"ratings-profile-{size}-{language}", full_page=False
                 )
                 _no_sideways_scroll(page)
                 page.goto(f"{live_server_url}/leaderboards/fives/")
@@ -115,8 +115,45 @@ def test_profile_chart_and_leaderboard(
                 context.close()
 
 
-def screenshot_path(name: str) -> Any:
-    from tests.e2e.conftest import SCREENSHOTS
-
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return SCREENSHOTS / f"{name}.png"
+def test_a_tap_explains_the_rating_chip_and_the_bone_count_on_a_phone(
+    live_server_url: str, browser: Any, alice: User, bob: User
+) -> None:
+    """Phones show no hover titles: a tap on "1500?" or on the other player's bone count shows
+    what it means, and a tap elsewhere puts it away; in English and in Spanish."""
+    table = start_table([alice, bob], "fives", limit=50)
+    pages: list[Any] = []
+    try:
+        for language, provisional, bones in (
+            ("en", "provisional", "bones in hand"),
+            ("es", "provisional", "fichas en la mano"),
+        ):
+            page = _page(browser, "narrow", pages, has_touch=True, is_mobile=True, locale=language)
+            page.context.add_cookies(
+                [{"name": "django_language", "value": language, "url": live_server_url}]
+            )
+            log_in(page, live_server_url, alice)
+            page.goto(f"{live_server_url}/tables/{table.pk}/")
+            bubble = page.locator(".tip-bubble")
+            chip = page.locator(".seat .tag.rating").first
+            expect(chip).to_contain_text("?")
+            chip.tap()
+            expect(bubble).to_be_visible()
+            expect(bubble).to_contain_text(provisional)
+            inside = page.evaluate(
+                """() => { const r = document.querySelector('.tip-bubble').getBoundingClientRect();
+                           return r.left >= 0 && r.right <= innerWidth && r.top >= 0
+                                  && r.bottom <= innerHeight; }"""
+            )
+            assert inside
+            screenshot(page, f"tip-rating-{language}")
+            page.locator(".seat .count").first.tap()
+            expect(bubble).to_contain_text(bones)
+            chip.tap()  # from one mark to another: the bubble follows
+            expect(bubble).to_contain_text(provisional)
+            chip.tap()  # the same mark again: put away
+            expect(bubble).to_have_count(0)
+        assert not [p for p in pages if isinstance(p, Exception)]
+    finally:
+        for context in pages:
+            if not isinstance(context, Exception):
+                context.close()

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from accounts.models import User
 from tests.e2e.conftest import screenshot
@@ -41,7 +42,10 @@ def test_adult_signs_up_by_keyboard_and_logs_back_in(
     assert page.get_by_text("Welcome to the house, Rosa.").is_visible()  # not "back" yet
     user = User.objects.get(email="rosa@example.com")
     assert user.time_zone  # filled in by the page from the browser
-    # Log out, then log in again.
+    # Log out, then log in again (on a phone, "Log out" is in the header's menu).
+    menu = page.get_by_role("button", name="Menu")
+    if menu.is_visible():
+        menu.click()
     page.get_by_role("button", name="Log out").click()
     page.wait_for_url(live_server_url + "/")
     page.get_by_role("link", name="Log in").first.click()
@@ -62,11 +66,14 @@ def test_seventeen_year_old_is_turned_away(live_server_url: str, new_page: Any) 
     page.get_by_label("Password (again)").fill("bones-on-the-table-7")
     page.get_by_label("I confirm that I am 18 or older").check()
     page.get_by_role("button", name="Sign up").click()
-    assert page.get_by_role("heading", name="Sorry, Dominologist is for adults only").is_visible()
+    # the refusal is a new page: wait for it (is_visible() does not wait)
+    expect(
+        page.get_by_role("heading", name="Sorry, Dominologist is for adults only")
+    ).to_be_visible()
     screenshot(page, "signup-refused-phone")
     # Trying again with an older date from the same browser is refused.
     page.goto(live_server_url + "/accounts/signup/")
-    assert page.get_by_text("paused").is_visible()
+    expect(page.get_by_text("paused")).to_be_visible()
     assert not User.objects.exists()
 
 

@@ -390,3 +390,42 @@ def test_a_player_whose_page_was_closed_leaves_the_pool(alice: Any, bob: Any) ->
     assert PoolEntry.objects.get(user=alice).status == "left"
     services.pool_join(user=bob, cell=ONE_ON_ONE)
     assert waiting() == [bob.pk]  # nobody is seated with a closed page
+
+
+def test_the_host_cannot_remove_a_matched_player_before_the_ready_time_runs_out(
+    alice: Any, bob: Any, make_user: Callable[..., Any]
+) -> None:
+    services.pool_join(user=alice, cell=ONE_ON_ONE)
+    services.pool_join(user=bob, cell=ONE_ON_ONE)
+    table = table_of(alice)
+    assert table.host_id == alice.pk
+    seq = Table.objects.get(pk=table.pk).seq
+    with pytest.raises(tables.TableError) as refused:
+        tables.seat_remove(table_id=table.pk, host=alice, number=1)
+    assert refused.value.code == "seats_fixed"
+    assert "Ready" in refused.value.message
+    # Nothing changed: Bob keeps his seat and his place, and is never told he was dropped.
+    assert seated_ids(table) == [alice.pk, bob.pk]
+    assert Table.objects.get(pk=table.pk).seq == seq
+    assert PoolEntry.objects.get(user=bob).status == "seated"
+    assert pool_status(bob)["state"] == "seated"
+    # The pool's own expiry still frees the seat of a player not ready in time, and fills it.
+    tables.seat_ready(table_id=table.pk, user=alice, ready=True)
+    carol = make_user("Carol")
+    services.pool_join(user=carol, cell=ONE_ON_ONE)
+    match = Match.objects.get(table=table)
+    services.pairing_sweep(now=match.confirm_by + dt.timedelta(seconds=1))
+    assert PoolEntry.objects.get(user=bob).status == "dropped"
+    assert seated_ids(table) == [alice.pk, carol.pk]
+
+
+def test_the_host_may_remove_once_the_ready_time_ran_out(
+    alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services.pool_join(user=alice, cell=ONE_ON_ONE)
+    services.pool_join(user=bob, cell=ONE_ON_ONE)
+    table = table_of(alice)
+    late = Match.objects.get(table=table).confirm_by + dt.timedelta(seconds=1)
+    monkeypatch.setattr(timezone, "now", lambda: late)
+    tables.seat_remove(table_id=table.pk, host=alice, number=1)
+    assert seated_ids(table) == [alice.pk, None]

@@ -105,3 +105,46 @@ def test_staff_see_the_pools_in_admin_read_only(warden: Any, alice: Any, bob: An
         assert page.status_code == 200
         assert "citizen:1v1:0" in page.content.decode()
     assert client.get("/admin/pairing/poolentry/add/").status_code == 403
+
+
+@pytest.mark.django_db
+def test_being_seated_is_a_card_on_every_page_and_a_countdown_at_the_table(
+    alice: Any, bob: Any, make_user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pairing import services
+    from pairing.cells import cell_parse
+    from pairing.models import Match
+
+    sent: list[tuple[int, str, dict[str, Any]]] = []
+    monkeypatch.setattr(services.notices, "notify_users", lambda batch: sent.extend(batch))
+    cell = cell_parse("citizen:1v1:0")
+    services.pool_join(user=alice, cell=cell)
+    services.pool_join(user=bob, cell=cell)
+    match = Match.objects.get()
+    table = match.table
+    confirm_by = int(match.confirm_by.timestamp() * 1000)
+    seated = [(uid, data) for uid, kind, data in sent if kind == "pairing_seated"]
+    assert sorted(uid for uid, _data in seated) == sorted([alice.pk, bob.pk])
+    data = seated[0][1]
+    assert data["card_url"] == f"/play/seated/{table.pk}/card/"
+    assert data["confirm_by"] == confirm_by
+    card = client_for(alice).get(data["card_url"])
+    assert card.status_code == 200
+    html = card.content.decode()
+    assert f'data-expires="{confirm_by}"' in html and f'href="/tables/{table.pk}/"' in html
+    assert 'data-notice="pairing-' in html and "data-alert-title" in html
+    from django.conf import settings
+
+    reader = client_for(alice)
+    reader.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    assert "Tu mesa está lista" in reader.get(data["card_url"]).content.decode()
+    # The table page counts the time to press Ready down: it knows until when.
+    page = client_for(alice).get(f"/tables/{table.pk}/").content.decode()
+    assert f'data-ready-by="{confirm_by}"' in page
+    # Nothing to say to someone else, or once ready.
+    assert client_for(make_user("Carol")).get(data["card_url"]).status_code == 204
+    from tables import services as tables
+
+    tables.seat_ready(table_id=table.pk, user=alice, ready=True)
+    assert client_for(alice).get(data["card_url"]).status_code == 204
+    assert 'data-ready-by=""' in client_for(alice).get(f"/tables/{table.pk}/").content.decode()

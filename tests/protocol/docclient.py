@@ -130,6 +130,8 @@ TABLE_EVENTS: dict[str, list[set[str]]] = {  # type: the field sets it may have
     "game_aborted": [{"seat"}, {"reason"}],
     "game_voided": [set()],
     "table_closed": [set(), {"reason"}],
+    "hand_board": [{"board"}],
+    "clock_started": [set()],
 }
 #: Where an engine event's private part is: the seat it belongs to is its `seat` field, except a
 #: deal's hand, which each seated player gets for its own seat.
@@ -215,7 +217,7 @@ def check_view(game: object, seat: int | None) -> None:
     check_keys(game["board"], {"lead", "spinner", "arms", "ends", "total", "size"}, set(), "board")
     expect(isinstance(game["history"], list), "history")
     if game["clock"] is not None:
-        check_keys(game["clock"], {"seconds", "deadline", "grace_ms"}, set(), "clock")
+        check_keys(game["clock"], {"seconds", "deadline", "starts", "grace_ms"}, set(), "clock")
     if game["game"] is not None:
         check_keys(
             game["game"], {"winner", "skunked", "forfeit", "reason", "workouts"}, set(), "result"
@@ -262,7 +264,8 @@ def hidden_bones(
     message: dict[str, Any], events: list[dict[str, Any]], seat: int | None
 ) -> set[str]:
     """Bones in a message this connection may not see. Seen may be: its own hand and legal
-    actions, what is on the board or in the hand's history or the last play, bones played,
+    actions, what is on the board (or the finished hand's board, `hand_board`) or in the hand's
+    history or the last play, bones played,
     its own draws, deal, doubles and forced lead, and every hand once the hand is over."""
     game = message.get("game") or {}
     allowed = bones_in(game.get("board")) | bones_in(game.get("history"))
@@ -270,7 +273,7 @@ def hidden_bones(
     if seat is not None:
         allowed |= bones_in(game.get("hand")) | bones_in(game.get("legal_actions"))
     for event in events:
-        public = event["type"] in REVEALING or event["type"] == "bone_played"
+        public = event["type"] in REVEALING or event["type"] in ("bone_played", "hand_board")
         own = seat is not None and (event["type"] == "dealt" or event.get("seat") == seat)
         if public or own:
             allowed |= bones_in(event)

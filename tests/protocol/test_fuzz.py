@@ -133,15 +133,20 @@ def started(alice: Any, bob: Any) -> Table:
 
 
 def make_legal_move(table: Table, players: list[Any], plays_only: bool = False) -> None:
-    game = Game.objects.get(table=table)
-    state = GameState.from_json(game.state)
-    legal = state.legal_actions()
-    plays = [a for a in legal if a.to_dict()["type"] == "play"]
-    action = (plays if plays_only else legal)[0].to_dict()
-    action.pop("seat")
-    assert state.to_act is not None
-    user = players[state.to_act]
-    services.game_act(table_id=table.pk, user=user, version=game.version, action=action)
+    """One legal move; `plays_only`: moves until a bone has been played (a deal can leave the
+    first player to act without a play: a draw, a pass or a doubles choice comes first)."""
+    while True:
+        game = Game.objects.get(table=table)
+        state = GameState.from_json(game.state)
+        legal = state.legal_actions()
+        plays = [a for a in legal if a.to_dict()["type"] == "play"]
+        action = (plays or legal)[0].to_dict()
+        action.pop("seat")
+        assert state.to_act is not None
+        user = players[state.to_act]
+        services.game_act(table_id=table.pk, user=user, version=game.version, action=action)
+        if not plays_only or plays:
+            return
 
 
 def the_game(table: Table) -> tuple[int, int, dict[str, Any], str]:
@@ -196,7 +201,7 @@ async def test_random_messages_never_crash_and_change_nothing_but_moves(
     alice: Any, bob: Any, make_user: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Hypothesis sends far faster than a page may (10 a second): the limit is not under test.
-    monkeypatch.setattr("tables.consumers.BURST", 1_000_000.0)
+    monkeypatch.setattr("dominoes_site.consumers.BURST", 1_000_000.0)
     table = await sync_to_async(started)(alice, bob)
     carol = await sync_to_async(make_user)("Carol")
     sockets = [await connect(user, table.pk) for user in (alice, bob, carol)]

@@ -32,7 +32,7 @@ ORIGIN = (b"origin", b"http://localhost")
 @pytest.fixture
 def unlimited(monkeypatch: pytest.MonkeyPatch) -> None:
     """No rate limit: for tests that send more than a page would, about something else."""
-    monkeypatch.setattr("tables.consumers.BURST", 100_000.0)
+    monkeypatch.setattr("dominoes_site.consumers.BURST", 100_000.0)
 
 
 def started(alice: Any, bob: Any, **options: Any) -> Table:
@@ -489,8 +489,8 @@ async def test_rate_limited_names_the_message_it_refused(
     alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # No refill: however slowly a loaded machine sends them, the 31st message on is refused.
-    monkeypatch.setattr("tables.consumers.RATE_PER_SECOND", 0.0)
-    monkeypatch.setattr("tables.consumers.BURST", 30.0)
+    monkeypatch.setattr("dominoes_site.consumers.RATE_PER_SECOND", 0.0)
+    monkeypatch.setattr("dominoes_site.consumers.BURST", 30.0)
     table = await sync_to_async(started)(alice, bob)
     socket = await connect(alice, table.pk)
     await hello(socket)

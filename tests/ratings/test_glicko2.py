@@ -74,3 +74,25 @@ def test_a_win_never_lowers_and_a_loss_never_raises_a_rating(
     assert won.rating >= me.rating
     assert lost.rating <= me.rating
     assert won.deviation <= DEFAULT_DEVIATION
+
+
+def test_time_away_never_makes_a_rating_less_certain_than_a_newcomers() -> None:
+    """Glicko-2's cap on the pre-period deviation: a player back after a long absence is rated
+    as a newcomer is (1500/350 beating 1500/350: +162.21), not from a deviation above 350 (it
+    gave +225.82 after ten years away)."""
+    opponent = Glicko(1500, 350, 0.06)
+    newcomer = rate(Glicko(1500, 350, 0.06), [Result(opponent, 1)], elapsed=0)
+    assert newcomer.rating == pytest.approx(1662.21, abs=0.01)
+    assert newcomer.deviation == pytest.approx(290.23, abs=0.01)
+    for deviation, years in ((350, 1), (350, 10), (200, 30)):
+        back = rate(
+            Glicko(1500, deviation, 0.06),
+            [Result(opponent, 1)],
+            elapsed=periods_between(365 * years),
+        )
+        assert back.rating == pytest.approx(newcomer.rating, abs=0.01)
+        assert back.deviation == pytest.approx(newcomer.deviation, abs=0.01)
+    # below the cap, time away still counts: a month adds about six periods
+    settled = rate(Glicko(1500, 60, 0.06), [Result(opponent, 1)], elapsed=0)
+    month = rate(Glicko(1500, 60, 0.06), [Result(opponent, 1)], elapsed=periods_between(30))
+    assert settled.rating < month.rating < newcomer.rating

@@ -210,3 +210,45 @@ async def test_redis_layer_hands_its_own_members_theirs_before_any_await() -> No
     assert (await asyncio.wait_for(here.receive(mine), 10))["n"] == 6  # not 4 or 5
     await here.group_discard("now.marker", mine)
     await here.group_discard("now.elsewhere", other)
+
+
+class _FlakyLayer:
+    """A channel layer whose first `failures` batch sends fail, as on a Redis restarting."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.sent: list[list[tuple[str, dict[str, object]]]] = []
+
+    async def group_send_many(self, messages: list[tuple[str, dict[str, object]]]) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise ConnectionError("Error UNKNOWN while writing to socket")
+        self.sent.append(messages)
+
+
+def test_a_batch_that_fails_is_sent_again_in_order_and_the_caller_never_sees_the_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Outside an event loop (a Celery task that already committed a house move): the send is
+    tried again until it goes, the batches keep their order, nothing is raised to the task."""
+    from dominoes_site import layer as layer_module
+
+    flaky = _FlakyLayer(failures=3)
+    monkeypatch.setattr(layer_module, "get_channel_layer", lambda: flaky)
+    layer_module.group_send_many([("table.1.public", {"type": "table.update", "seq": 1})])
+    layer_module.group_send_many([("table.1.public", {"type": "table.update", "seq": 2})])
+    assert [batch[0][1]["seq"] for batch in flaky.sent] == [1, 2]
+    assert flaky.failures == 0
+
+
+def test_a_batch_still_failing_is_left_to_its_sender_and_the_caller_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dominoes_site import layer as layer_module
+
+    flaky = _FlakyLayer(failures=10**6)
+    monkeypatch.setattr(layer_module, "get_channel_layer", lambda: flaky)
+    monkeypatch.setattr(layer_module, "WAIT_SECONDS", 0.2)
+    monkeypatch.setattr(layer_module, "RESEND_SECONDS", 0.5)
+    layer_module.group_send_many([("table.1.public", {"type": "table.update", "seq": 1})])
+    assert flaky.sent == []

@@ -91,3 +91,95 @@ async def test_inline_work_does_not_nest() -> None:
 
     with pytest.raises(RuntimeError, match="does not nest"):
         await db_hop.run(nested)
+
+
+# --- a connection the database dropped (PostgreSQL restarted) -----------------------------------
+
+needs_postgres = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="PostgreSQL's dropped connections"
+)
+
+
+def _end_this_session() -> None:
+    """End this thread's database session from another one, as a fast restart ends it."""
+    from tests.tables.test_database_restart import end_session
+
+    pid = connection.cursor().connection.info.backend_pid
+    assert end_session(pid)
+    with pytest.raises(Exception):  # noqa: B017 - the session is gone, whatever psycopg says
+        connection.connection.execute("SELECT 1").fetchone()
+
+
+@needs_postgres
+@pytest.mark.django_db(transaction=True)
+def test_work_whose_first_statement_meets_a_dropped_connection_is_made_again() -> None:
+    _end_this_session()
+    calls: list[int] = []
+
+    def count_users() -> int:
+        calls.append(1)
+        return User.objects.count()
+
+    assert db_hop.call_with_retry(count_users) >= 0
+    assert len(calls) == 2  # once on the dead connection, once on a fresh one
+
+
+@needs_postgres
+@pytest.mark.django_db(transaction=True)
+def test_work_that_did_something_first_is_not_made_again() -> None:
+    from django.db import OperationalError
+
+    calls: list[int] = []
+
+    def read_then_lose_the_connection() -> int:
+        calls.append(1)
+        User.objects.count()
+        _end_this_session()
+        return User.objects.count()
+
+    with pytest.raises(OperationalError):
+        db_hop.call_with_retry(read_then_lose_the_connection)
+    assert len(calls) == 1  # a later failure may follow a commit: never repeated
+    assert db_hop.call_with_retry(User.objects.count) >= 0
+
+
+@needs_postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_unreachable_database_is_said_so() -> None:
+    import socket
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # nothing listens here once it is closed
+    settings_dict = connection.settings_dict
+    before = settings_dict["PORT"], settings_dict["HOST"]
+    connection.close()
+    settings_dict["HOST"], settings_dict["PORT"] = "127.0.0.1", port
+    try:
+        with pytest.raises(db_hop.DatabaseUnavailable):
+            db_hop.call_with_retry(User.objects.count)
+    finally:
+        settings_dict["PORT"], settings_dict["HOST"] = before
+        connection.close()
+    assert User.objects.count() >= 0
+
+
+@needs_postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_transaction_cut_off_before_its_commit_is_made_again() -> None:
+    """PostgreSQL stopping mid-transaction: what it did was rolled back with the connection,
+    so the whole call is made again on a fresh one."""
+    from django.db import transaction
+
+    calls: list[int] = []
+
+    def read_in_a_transaction_then_lose_the_connection() -> int:
+        calls.append(1)
+        with transaction.atomic():
+            User.objects.count()
+            if len(calls) == 1:
+                _end_this_session()
+            return User.objects.count()
+
+    assert db_hop.call_with_retry(read_in_a_transaction_then_lose_the_connection) >= 0
+    assert len(calls) == 2

@@ -234,6 +234,7 @@ def test_every_main_page_is_spanish(client: Client, alice: User, world: dict[str
     spanish(client).force_login(alice)
     urls = {
         "home": reverse("home"),
+        "my games": reverse("my_games"),
         "lobby": reverse("tables:lobby"),
         "lobby list": reverse("tables:lobby_tables"),
         "open table": world["open"].get_absolute_url(),

@@ -111,18 +111,61 @@ def test_one_waiting_challenge_per_player_and_a_few_at_once(
 
 
 @pytest.mark.django_db
-def test_the_challenged_must_cover_the_stake_and_their_balance_stays_theirs(
-    alice: Any, bob: Any, warden: Any
+def test_sending_says_nothing_about_whether_the_challenged_can_cover(
+    alice: Any,
+    bob: Any,
+    make_user: Callable[..., Any],
+    warden: Any,
+    sent: list[Any],
+    django_capture_on_commit_callbacks: Any,
 ) -> None:
+    """Bob can't cover twice 30 Dollars, Carol can: a challenge to either is sent alike (else
+    halving the stake would find Bob's balance). Bob finds out when he accepts; Alice only that
+    he could not be seated."""
+    carol = make_user("Carol")
     take_all(bob, DOLLARS, warden)
     give(bob, DOLLARS, 59, warden)  # twice the stake is 60 at a house table
-    error = refused(lambda: send(alice, bob, stake=StakeSpec(dollars=30)))
-    assert error.code == "cannot_cover"
-    assert error.message == "Bob can't cover this table's stake: choose a smaller one."
-    assert "59" not in error.message
-    assert not Table.objects.exists() and not Challenge.objects.exists()  # the trial rolled back
-    give(bob, DOLLARS, 1, warden)
-    assert send(alice, bob, stake=StakeSpec(dollars=30)).stake_dollars == 30
+    with django_capture_on_commit_callbacks(execute=True):
+        to_bob = send(alice, bob, stake=StakeSpec(dollars=30))
+        to_carol = send(alice, carol, stake=StakeSpec(dollars=30))
+    assert to_bob.status == to_carol.status == Challenge.Status.PENDING
+    assert [(k, sorted(d)) for _u, k, d in sent] == [
+        ("challenge", ["card_url", "challenge", "expires_at", "from"])
+    ] * 2
+    assert not Table.objects.exists()
+    error = refused(lambda: services.challenge_accept(challenge_id=to_bob.pk, user=bob))
+    assert error.code == "cannot_cover" and "Bob needs 60 Dollars" in error.message
+    table = services.challenge_accept(challenge_id=to_carol.pk, user=carol)
+    assert {s.number: s.user_id for s in Seat.objects.filter(table=table)} == {
+        0: alice.pk,
+        1: carol.pk,
+    }
+    to_bob.refresh_from_db()
+    assert (to_bob.status, to_bob.failure) == ("failed", "cannot_cover")
+
+
+@pytest.mark.django_db
+def test_how_often_one_player_may_send_challenges(
+    alice: Any, bob: Any, make_user: Callable[..., Any]
+) -> None:
+    others = [make_user(f"Player{i}") for i in range(services.SENDS_PER_MINUTE)]
+    # to one player: withdrawn and sent again, five times in ten minutes
+    for _ in range(services.SENDS_TO_ONE_PER_10_MINUTES):
+        services.challenge_withdraw(challenge_id=send(alice, bob).pk, user=alice)
+    error = refused(lambda: send(alice, bob))
+    assert error.code == "challenge_rate"
+    assert (
+        error.message == "You have challenged Bob often lately: wait a few minutes and try again."
+    )
+    # in all: ten a minute, refused ones counted too (the sixth to Bob above was one)
+    for other in others[: services.SENDS_PER_MINUTE - services.SENDS_TO_ONE_PER_10_MINUTES - 1]:
+        services.challenge_withdraw(challenge_id=send(alice, other).pk, user=alice)
+    error = refused(lambda: send(alice, others[-1]))
+    assert error.code == "challenge_rate"
+    assert error.message == "You are sending challenges too fast: wait a minute and try again."
+    assert Challenge.objects.filter(challenged=others[-1]).count() == 0
+    # others are not held back by Alice's sending
+    assert send(bob, alice).status == Challenge.Status.PENDING
 
 
 @pytest.mark.django_db

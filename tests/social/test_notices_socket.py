@@ -94,13 +94,18 @@ async def test_bad_input_is_answered_and_the_socket_stays_open(alice: Any) -> No
     assert (await socket.receive_json_from(timeout=10))["code"] == "unknown_type"
     for bad in (
         {"type": "watch", "topic": "everything"},
-        {"type": "watch", "topic": "tournament", "id": "5"},
-        {"type": "watch", "topic": "tournament", "id": True},
-        {"type": "watch", "topic": "tournament", "id": -1},
+        {"type": "watch", "topic": "tournament", "id": 0},
     ):
         await socket.send_json_to(bad)
         error = await socket.receive_json_from(timeout=10)
         assert error["type"] == "error" and error["code"] == "bad_watch", bad
+    # The id is a whole number as on the table socket: 0 to 2**53 - 1, no bool, float or text.
+    for number in ("5", True, -1, 1.0, None, 2**53, 10**400):
+        await socket.send_json_to({"type": "watch", "topic": "tournament", "id": number})
+        error = await socket.receive_json_from(timeout=10)
+        assert (error["type"], error["code"], error["field"]) == ("error", "bad_field", "id")
+    await socket.send_json_to({"type": "watch", "topic": "tournament", "id": 2**53 - 1})
+    assert (await socket.receive_json_from(timeout=10))["type"] == "watching"
     await pong(socket)  # still open, still answering
 
     def send() -> None:
@@ -153,3 +158,42 @@ async def test_pings_keep_a_player_online(alice: Any, monkeypatch: pytest.Monkey
     await pong(socket)  # ...until the page's next ping marks the player again
     assert alice.pk in presence.online_user_ids()
     await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_rate_limit_of_the_table_socket_holds_here(
+    alice: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A burst of 30, then `rate_limited` (naming the message), and the 50th refusal closes the
+    socket with 4008: 5,000 pings are not all answered."""
+    monkeypatch.setattr("dominoes_site.consumers.RATE_PER_SECOND", 0.0)
+    socket = await socket_for(alice)
+    for _ in range(30):
+        await pong(socket)
+    await socket.send_json_to({"type": "watch", "topic": "tournaments", "request_id": "w-1"})
+    error = await socket.receive_json_from(timeout=10)
+    assert error["code"] == "rate_limited"
+    assert (error["request_type"], error["request_id"]) == ("watch", "w-1")
+    for _ in range(48):
+        await socket.send_json_to({"type": "ping"})
+        assert (await socket.receive_json_from(timeout=10))["code"] == "rate_limited"
+    await socket.send_json_to({"type": "ping"})
+    assert await socket.receive_output(timeout=10) == {"type": "websocket.close", "code": 4008}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_one_account_may_have_ten_notices_sockets_open(alice: Any, bob: Any) -> None:
+    sockets = [await socket_for(alice) for _ in range(10)]
+    eleventh = WebsocketCommunicator(
+        application, "/ws/notices/", headers=sockets[0].scope["headers"]
+    )
+    connected, _code = await eleventh.connect()
+    assert connected
+    assert await eleventh.receive_output(timeout=10) == {"type": "websocket.close", "code": 4009}
+    others = await socket_for(bob)  # another account is not held back
+    await pong(others)
+    await sockets[0].disconnect()  # a page closed: its place is free again
+    again = await socket_for(alice)
+    await pong(again)
+    for socket in [*sockets[1:], again, others]:
+        await socket.disconnect()

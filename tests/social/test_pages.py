@@ -108,10 +108,6 @@ def test_a_refusal_is_said_on_the_form(alice: Any, bob: Any, warden: Any) -> Non
     page = client.get(url)
     assert page.status_code == 409 and "Bob doesn't take challenges." in text(page)
     services.challenges_from_set(user=bob, value=ChallengesFrom.EVERYONE)
-    take_all(bob, DOLLARS, warden)
-    response = client.post(url, {**FORM, "stake": "50"})
-    assert response.status_code == 400
-    assert "Bob can't cover this table's stake" in text(response)
     take_all(alice, DOLLARS, warden)
     give(alice, DOLLARS, 5, warden)
     response = client.post(url, {**FORM, "stake": "50"})
@@ -214,3 +210,20 @@ def test_the_social_pages_speak_spanish_and_run_no_inline_code(
         assert inline_code(page) == [], (name, inline_code(page))
     card = text(client.get(pages["card"], HTTP_HOST="localhost"))
     assert "Bob te desafía" in card and "Aceptar" in card and "Gimnasio" in card
+
+
+@pytest.mark.django_db
+def test_a_failed_challenge_tells_the_challenger_only_that_it_failed(
+    alice: Any, bob: Any, warden: Any
+) -> None:
+    take_all(bob, DOLLARS, warden)
+    client = logged_in(alice)
+    response = client.post(reverse("social:challenge_new", args=[bob.pk]), {**FORM, "stake": "50"})
+    challenge = Challenge.objects.get()
+    assert response["Location"] == reverse("social:challenge", args=[challenge.pk])
+    with pytest.raises(services.SocialError):
+        services.challenge_accept(challenge_id=challenge.pk, user=bob)
+    card_url = reverse("social:challenge_card", args=[challenge.pk])
+    card = text(client.get(card_url))
+    assert "Bob could not be seated at this table." in card and "cover" not in card
+    assert "Bob can't cover this table's stake." in text(logged_in(bob).get(card_url))

@@ -16,23 +16,32 @@ BONE = re.compile(r"^\d-\d$")
 REVEALING = {"hand_over", "game_over"}
 
 
-async def connect(user: Any, table_id: int, query: str = "") -> WebsocketCommunicator:
+async def socket_at(user: Any, path: str) -> WebsocketCommunicator:
+    """A socket of `user`'s (logged in, from the site's own origin) at `path`, open."""
     client = Client()
     await client.aforce_login(user)
     cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
     socket = WebsocketCommunicator(
-        application,
-        f"/ws/tables/{table_id}/{query}",
-        headers=[(b"cookie", cookie.encode()), (b"origin", b"http://localhost")],
+        application, path, headers=[(b"cookie", cookie.encode()), (b"origin", b"http://localhost")]
     )
     connected, code = await socket.connect()
-    assert connected, f"socket refused with {code}"
+    assert connected, f"{path}: socket refused with {code}"
+    return socket
+
+
+async def connect(user: Any, table_id: int, query: str = "") -> WebsocketCommunicator:
+    socket = await socket_at(user, f"/ws/tables/{table_id}/{query}")
     # The socket joins the table's presence just after it opens, before it reads any frame: a
     # pong says that is done (so the next socket's snapshot counts this one as there).
     await socket.send_json_to({"type": "ping"})
     answer = await socket.receive_json_from(timeout=30)
     assert answer["type"] == "pong", answer
     return socket
+
+
+async def connect_lobby(user: Any) -> WebsocketCommunicator:
+    """`user`'s lobby socket (`/ws/lobby/`), open."""
+    return await socket_at(user, "/ws/lobby/")
 
 
 def bones_in(value: Any) -> set[str]:
@@ -57,7 +66,8 @@ def board_bones(view: dict[str, Any] | None) -> set[str]:
 def assert_sees_only_its_own(message: dict[str, Any], seat: int | None) -> None:
     """No bone a connection may not see: others' hands and the yard stay hidden.
 
-    Allowed: its own hand (seated), bones on the board, bones just played, its own draws, and
+    Allowed: its own hand (seated), bones on the board (and on the board of the hand that just
+    ended), bones just played, its own draws, and
     the hands shown once a hand is over (hand_over and game_over events).
     """
     game = message.get("game")
@@ -77,6 +87,8 @@ def assert_sees_only_its_own(message: dict[str, Any], seat: int | None) -> None:
             continue
         if event.get("type") == "bone_played":
             allowed.add(event["bone"])
+        if event.get("type") == "hand_board":  # the finished hand's board: bones played
+            allowed |= bones_in(event["board"])
         if event.get("type") == "drew" and event.get("seat") == seat:
             allowed |= bones_in(event)
     outside = {k: v for k, v in message.items() if k not in ("events",)}

@@ -215,6 +215,42 @@ async def test_changing_the_password_on_the_site_closes_the_old_sessions_socket(
     assert code == 4001
 
 
+@pytest.mark.django_db(transaction=True)
+async def test_changing_the_password_keeps_the_changing_sessions_sockets_open(
+    alice: Any, bob: Any
+) -> None:
+    """The tab that changed the password, and the other tabs of the same session, stay open (the
+    session stays logged in: Django gives it a new key and the new password's hash); a socket of
+    another session of the account closes with 4001. Each socket is checked after the change."""
+    from tests.conftest import PASSWORD
+
+    table = await sync_to_async(open_table)(bob)
+    here = await logged_in(alice)
+    tabs = [await table_socket(here, table.pk) for _ in range(2)]
+    elsewhere = await table_socket(await logged_in(alice), table.pk)
+    response = await sync_to_async(here.post)(
+        reverse("account_change_password"),
+        {
+            "oldpassword": PASSWORD,
+            "password1": "a-whole-new-secret-42",
+            "password2": "a-whole-new-secret-42",
+        },
+    )
+    assert response.status_code == 302, response.content
+    code, _ = await closed_with(elsewhere)
+    assert code == 4001
+    for tab in tabs:
+        await still_open(tab)
+    await tabs[0].send_json_to({"type": "sit", "seat": 1})  # an action: checked, carried out
+    update = await next_of(tabs[0], "update")
+    assert update["events"][0]["type"] == "seat_taken" and update["events"][0]["seat"] == 1
+    await still_open(tabs[1])
+    for tab in tabs:
+        await tab.disconnect()
+    # and the page of the session that changed it is still logged in
+    assert (await sync_to_async(here.get)(reverse("account_change_password"))).status_code == 200
+
+
 # --- staff: inactive, suspended, a date of birth corrected ------------------------------------
 
 
@@ -278,8 +314,11 @@ async def test_under_18_socket_plays_no_more_moves(
 ) -> None:
     """The 13 moves in 20 s of the issue: once the date of birth says under 18, not one."""
     table = await sync_to_async(started_table)(alice, bob)
-    if await sync_to_async(a_move)(table, 1) is not None:  # Bob leads: he plays first
-        version, action = await sync_to_async(a_move)(table, 1)  # type: ignore[misc]
+    for _ in range(30):  # Bob leads: he acts until it is Alice's turn (he may draw first)
+        bobs = await sync_to_async(a_move)(table, 1)
+        if bobs is None:
+            break
+        version, action = bobs
         await sync_to_async(services.game_act)(
             table_id=table.pk, user=bob, version=version, action=action
         )
@@ -394,7 +433,7 @@ def test_the_check_costs_one_small_read_until_the_account_changes(
 
 @pytest.mark.django_db
 def test_a_log_out_whose_mark_the_cache_lost_is_still_refused(alice: Any) -> None:
-    from django.core.cache import cache
+    from tests.conftest import clear_cache
 
     client = Client()
     client.force_login(alice)
@@ -403,7 +442,42 @@ def test_a_log_out_whose_mark_the_cache_lost_is_still_refused(alice: Any) -> Non
     consumer.session_key = client.session.session_key
     consumer.generation = user_sockets.generation(alice.pk)
     client.logout()  # a new generation in the account's row, and the session's mark
-    cache.clear()  # the mark evicted: the session itself is gone from the database
+    clear_cache()  # the mark evicted: the session itself is gone from the database
     with pytest.raises(AccountRefused) as refused:
         consumer.check_standing()
     assert refused.value.refusal.code == 4001
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_staff_reporting_underage_closes_the_socket_at_once_and_stops_staked_play(
+    alice: Any, bob: Any, warden: Any
+) -> None:
+    """ "Report as underage" in admin acts at once, as Suspend does: no waiting for the job."""
+    from ledger.services import StakeSpec
+    from tests.ledger.helpers import open_table as open_staked
+
+    table = await sync_to_async(open_staked)([bob, alice], stake=StakeSpec(dollars=10))
+    alices = await table_socket(await logged_in(alice), table.pk)
+    bobs = await table_socket(await logged_in(bob), table.pk)
+
+    def report() -> None:
+        staff = Client()
+        staff.force_login(warden)
+        staff.post(
+            reverse("admin:accounts_user_changelist"),
+            {"action": "age_report", "_selected_action": [alice.pk], "apply": "1", "reason": "tip"},
+        )
+
+    await sync_to_async(report)()
+    code, seen = await closed_with(alices)
+    assert code == 4003 and "suspended" in seen[-1]
+    await still_open(bobs)
+    fresh = await User.objects.aget(pk=alice.pk)
+    assert fresh.reported_underage and fresh.needs_age_review
+    assert fresh.age_status == AgeStatus.SUSPENDED
+    await sync_to_async(services.seat_ready)(table_id=table.pk, user=bob, ready=True)
+    with pytest.raises(services.TableError) as refused:
+        await sync_to_async(services.seat_ready)(table_id=table.pk, user=fresh, ready=True)
+    assert refused.value.code == "not_allowed"
+    assert (await Game.objects.aget(table=table)).status == Game.Status.WAITING
+    await bobs.disconnect()

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from house import services as house
 from tables import presence, services
-from tables.models import Abandonment, Game, Seat, Table
+from tables.models import Abandonment, Game, Presence, Seat, Table
 
 pytestmark = pytest.mark.django_db
 
@@ -112,6 +112,8 @@ def test_people_alone_keep_their_rules(alice: Any, bob: Any) -> None:
         services.seat_ready(table_id=table.pk, user=person, ready=True)
     presence.presence_join(table_id=table.pk, user=bob, channel_name="bob-1")
     leaves(table, alice, "alice-1")
+    # Bob's page is still open all that time (its pings keep his socket fresh).
+    Presence.objects.filter(channel_name="bob-1").update(seen_at=after_grace())
     assert presence.grace_sweep(now=after_grace()) == 0
     assert (
         presence.grace_expire(table_id=table.pk, seat=0, game_id=None, now=after_grace())

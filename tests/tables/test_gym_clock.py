@@ -9,6 +9,7 @@ either side of the grace, the server's clock is stopped (`frozen_now`).
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from datetime import datetime, timedelta
 from typing import Any
@@ -16,7 +17,8 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from engine import GameState
@@ -187,7 +189,13 @@ def test_drawing_keeps_the_running_clock(alice: Any, bob: Any) -> None:
             if move["type"] == "draw" and GameState.from_json(after.state).to_act == state.to_act:
                 assert after.deadline == game.deadline
                 return
-            if move["type"] == "play":
+            waiting = after.clock_starts_at is not None and after.clock_starts_at > timezone.now()
+            if move["type"] == "play" and waiting:
+                # a new hand whose clock still waits for its summary: every turn starts then
+                assert after.deadline == after.clock_starts_at + timedelta(
+                    seconds=state.settings.clock or 0
+                )
+            elif move["type"] == "play":
                 assert after.deadline is not None and after.deadline > game.deadline
         Game.objects.filter(table=table).update(status=Game.Status.ABORTED)
     pytest.fail("no draw in 30 games")
@@ -206,6 +214,42 @@ def test_a_move_within_the_grace_counts(alice: Any, bob: Any, frozen_now: dateti
     )
     assert result.version > game.version
     assert GameState.from_json(live(table).state).dumbbells == [0, 0]
+
+
+@pytest.mark.django_db
+def test_the_timer_never_beats_a_move_that_arrived_in_time(
+    alice: Any, bob: Any, frozen_now: datetime
+) -> None:
+    """A move reached the server 50 ms inside the grace but is carried out 500 ms after it (the
+    database was busy), and the timer fires in between: it leaves the turn to the move, which
+    goes through; the sweep likewise. A little later than the slack, they give the dumbbell."""
+    from tables import tasks
+
+    table = gym_table(alice, bob)
+    user, state = player_to_act(table, alice, bob)
+    deadline = frozen_now - GRACE - 500 * MS  # now: 500 ms past the deadline and grace
+    Game.objects.filter(table=table).update(deadline=deadline)
+    game = live(table)
+    assert tasks.clock_expire.apply(args=(game.pk, game.version)).get() is False
+    assert tasks.clock_sweep.apply().get() == 0
+    result = services.game_act(
+        table_id=table.pk,
+        user=user,
+        version=game.version,
+        action=a_move(state),
+        arrived_at=deadline + GRACE - 50 * MS,
+    )
+    assert result.version > game.version
+    assert GameState.from_json(live(table).state).dumbbells == [0, 0]
+    # the next turn, left to run out: past the slack, the sweep gives the dumbbell
+    nxt = live(table)
+    assert nxt.deadline is not None
+    to_act = GameState.from_json(nxt.state).to_act
+    Game.objects.filter(pk=nxt.pk).update(
+        deadline=frozen_now - GRACE - services.clock_timer_slack() - MS
+    )
+    assert tasks.clock_sweep.apply().get() == 1
+    assert GameState.from_json(live(table).state).dumbbells[to_act] == 1
 
 
 @pytest.mark.django_db
@@ -394,3 +438,151 @@ def test_a_workout_is_marked_done_by_its_player_only(alice: Any, bob: Any, clien
     client.force_login(stranger)
     page = client.get(f"/players/{owner.pk}/").content.decode()
     assert "Mark done" not in page and "1 done" in page
+
+
+# --- a move is judged by when it reached the server --------------------------------------------
+
+
+@pytest.fixture
+def server_clock(monkeypatch: pytest.MonkeyPatch) -> list[datetime]:
+    """The server's clock, stopped, and moved by hand: `server_clock[0] = moment`."""
+    moment = [timezone.now()]
+    monkeypatch.setattr(timezone, "now", lambda: moment[0])
+    return moment
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_counts_when_it_reached_the_server_not_when_it_was_got_to(
+    alice: Any, bob: Any, server_clock: list[datetime]
+) -> None:
+    """At load a move that came in inside the grace waited behind other database work and was
+    refused `clock_ran_out`: the deadline was compared with when the server got to it. On
+    PostgreSQL the move is made warm (one statement, no lock) like any other in time."""
+    from tests.tables.test_warm import plain_move
+
+    table = gym_table(alice, bob)
+    user, version, action = plain_move(table, alice, bob)
+    deadline = live(table).deadline
+    assert deadline is not None
+    # It reached the server 50 ms inside the grace; the server got to it 2 s after the grace.
+    server_clock[0] = deadline + GRACE + 2000 * MS
+    with CaptureQueriesContext(connection) as queries:
+        result = services.game_act(
+            table_id=table.pk,
+            user=user,
+            version=version,
+            action=action,
+            arrived_at=deadline + GRACE - 50 * MS,
+        )
+    assert result.version > version
+    assert GameState.from_json(live(table).state).dumbbells == [0, 0]
+    if connection.vendor == "postgresql":
+        assert not any("FOR UPDATE" in q["sql"] for q in queries), "made warm"
+    # The next move reached the server 50 ms after its grace: refused, the dumbbell given,
+    # however soon the server got to it.
+    user, version, action = plain_move(table, alice, bob)
+    seat = GameState.from_json(live(table).state).to_act
+    deadline = live(table).deadline
+    assert deadline is not None
+    server_clock[0] = deadline + GRACE + 60 * MS
+    with pytest.raises(services.TableError) as refused:
+        services.game_act(
+            table_id=table.pk,
+            user=user,
+            version=version,
+            action=action,
+            arrived_at=deadline + GRACE + 50 * MS,
+        )
+    assert refused.value.code == "clock_ran_out"
+    assert GameState.from_json(live(table).state).dumbbells[seat] == 1
+
+
+#: How long the live server's socket is kept busy before it gets to the move, and how much of
+#: the clock (with its grace) is left when the move is sent (see below).
+BUSY_SECONDS = 3.5
+LEFT_SECONDS = 1.5
+
+
+async def _busy_then_move(port: int, table_id: int, cookies: list[str]) -> list[dict[str, Any]]:
+    """Both players' sockets; the player to act, with LEFT_SECONDS of the clock and grace left,
+    sends a message that keeps the socket busy for BUSY_SECONDS and at once the move behind
+    it. Then the next player to act, past the deadline and grace, moves at once. What each was
+    told."""
+    import json
+
+    from tests.tables.test_restart import open_socket
+
+    async def next_of(socket: Any, kinds: tuple[str, ...]) -> dict[str, Any]:
+        while True:
+            message = json.loads(await asyncio.wait_for(socket.recv(), timeout=30))
+            if message["type"] in kinds:
+                return message
+
+    async def game_at(socket: Any, version: int) -> dict[str, Any]:
+        while True:
+            message = await next_of(socket, ("update",))
+            if message["game"]["version"] >= version:
+                return message["game"]
+
+    async def move(socket: Any, game: dict[str, Any]) -> None:
+        action = dict(game["legal_actions"][0])
+        action.pop("seat")
+        await socket.send(json.dumps({"type": "act", "version": game["version"], "action": action}))
+
+    sockets = [await open_socket(port, table_id, c) for c in cookies]
+    views = []
+    for socket in sockets:
+        await socket.send(json.dumps({"type": "hello", "last_seq": None}))
+        views.append((await next_of(socket, ("snapshot",)))["game"])
+    actor = views[0]["to_act"]
+    await sync_to_async(_clock_left)(table_id, LEFT_SECONDS)
+    await sockets[actor].send(json.dumps({"type": "busy"}))
+    await move(sockets[actor], views[actor])
+    told = [await next_of(sockets[actor], ("ack", "error"))]
+    assert told[0]["type"] == "ack", told
+    version = told[0]["version"]
+    game = await game_at(sockets[actor], version)
+    if game["to_act"] != actor:
+        actor = game["to_act"]
+        game = await game_at(sockets[actor], version)
+    await sync_to_async(_clock_left)(table_id, -1.0)
+    await move(sockets[actor], game)
+    told.append(await next_of(sockets[actor], ("ack", "error")))
+    for socket in sockets:
+        await socket.close()
+    return told
+
+
+def _clock_left(table_id: int, seconds: float) -> None:
+    """Set the running clock so that its deadline and grace end `seconds` from now."""
+    Game.objects.filter(table_id=table_id, status=Game.Status.PLAYING).update(
+        deadline=timezone.now() - GRACE + timedelta(seconds=seconds)
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_real_server_judges_a_move_by_when_its_frame_came_in(
+    alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """daphne stamps each frame as it reads it (dominoes_site/arrival.py): a move that came in
+    with a second of clock left, while its socket was busy with the message before it for three,
+    counts; one that came in after the deadline and grace is refused `clock_ran_out`."""
+    from tables.consumers import TableConsumer
+    from tests.live import start_server, stop_server
+    from tests.tables.test_restart import cookie_for
+
+    async def busy(consumer: Any, content: dict[str, Any]) -> None:
+        await asyncio.sleep(BUSY_SECONDS)  # as a socket whose database work queued that long
+
+    # In the server's process (forked from this one): a message that keeps the socket busy.
+    monkeypatch.setitem(TableConsumer.HANDLERS, "busy", busy)
+    table = gym_table(alice, bob)
+    cookies = [cookie_for(u) for u in (alice, bob)]
+    server = start_server()
+    try:
+        told = asyncio.run(_busy_then_move(server.port.value, table.pk, cookies))
+    finally:
+        stop_server(server)
+    assert told[0]["type"] == "ack", told
+    assert told[1]["type"] == "error" and told[1]["code"] == "clock_ran_out", told
+    assert sum(GameState.from_json(live(table).state).dumbbells) == 1

@@ -45,13 +45,19 @@ def run_out(table: Table, number: int) -> None:
 
 
 def play_first_move(table: Table, players: list[Any]) -> None:
-    game = live(table)
-    state = GameState.from_json(game.state)
-    action = next(a for a in state.legal_actions() if a.to_dict()["type"] == "play").to_dict()
-    action.pop("seat")
-    services.game_act(
-        table_id=table.pk, user=players[state.to_act], version=game.version, action=action
-    )
+    """Moves until the first bone is down (a deal can leave the first to act without a play)."""
+    while True:
+        game = live(table)
+        state = GameState.from_json(game.state)
+        legal = state.legal_actions()
+        play = next((a for a in legal if a.to_dict()["type"] == "play"), None)
+        action = (play or legal[0]).to_dict()
+        action.pop("seat")
+        services.game_act(
+            table_id=table.pk, user=players[state.to_act], version=game.version, action=action
+        )
+        if play is not None:
+            return
 
 
 @pytest.mark.django_db(transaction=True)
@@ -264,3 +270,207 @@ async def test_rematch_starts_a_new_game_that_spectators_follow(
     assert [g.status for g in games] == [Game.Status.FINISHED, Game.Status.PLAYING]
     assert games[1].players == games[0].players
     await spectator.disconnect()
+
+
+# --- a socket taken for gone that was not ---------------------------------------------------------
+
+
+def swept(table: Table, user: Any) -> None:
+    """The user's socket at the table went unseen for longer than a socket may (a page that was
+    quiet, or whose refresh was lost): the beat's sweep takes it for gone, and the seat's grace
+    runs out."""
+    Presence.objects.filter(table=table, user=user).update(
+        seen_at=timezone.now() - timedelta(seconds=presence.PRESENCE_STALE_SECONDS + 1)
+    )
+    presence.grace_sweep()
+    assert not Presence.objects.filter(table=table, user=user).exists()
+    number = Seat.objects.get(table=table, user=user).number
+    assert seat(table, number).away_since is not None
+    run_out(table, number)
+
+
+async def until_seen(socket: Any, wanted: set[str], timeout: float = 30) -> list[dict[str, Any]]:
+    """Read the socket until it has had every kind in `wanted` (message types, or event types
+    of updates); what it read, in order. Fails on an error."""
+    read: list[dict[str, Any]] = []
+    missing = set(wanted)
+    while missing:
+        try:
+            message = await socket.receive_json_from(timeout=timeout)
+        except TimeoutError as exc:
+            raise AssertionError(f"never got {sorted(missing)}; got {read}") from exc
+        assert message["type"] != "error", message
+        read.append(message)
+        missing.discard(message["type"])
+        missing -= {e["type"] for e in message.get("events") or []}
+    return read
+
+
+async def next_error(socket: Any, timeout: float = 30) -> dict[str, Any]:
+    while True:
+        message = await socket.receive_json_from(timeout=timeout)
+        if message["type"] == "error":
+            return message
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("first", ["ping", "act", "act_after_quiet"])
+async def test_a_socket_taken_for_gone_is_back_with_its_next_message(
+    alice: Any, bob: Any, first: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once a swept socket's later messages refreshed nothing (its row was gone): the player
+    made move after move, each acknowledged, and the opponent's claim still won the game.
+    The socket learns it was taken for gone from the sweep's `away` for its own seat; or, quiet
+    for longer than its refreshes are spaced (`act_after_quiet`), it refreshes anyway."""
+    table = await sync_to_async(started)([alice, bob])
+    players = [alice, bob]
+    game = await sync_to_async(live)(table)
+    state = GameState.from_json(game.state)
+    mover = state.to_act
+    assert mover is not None
+    sockets = [await connect(u, table.pk) for u in players]
+    for number, socket in enumerate(sockets):
+        await socket.send_json_to({"type": "hello", "last_seq": None})
+        await receive_until(socket, 0, number)
+    await sync_to_async(swept)(table, players[mover])
+    await until_seen(sockets[1 - mover], {"away"})
+    if first == "act_after_quiet":  # its last refresh longer ago than they are spaced
+        monkeypatch.setattr("tables.consumers.PRESENCE_REFRESH_SECONDS", 0.0)
+    else:  # the socket is open and hears that it was taken for gone
+        await until_seen(sockets[mover], {"away"})
+    if first == "ping":
+        await sockets[mover].send_json_to({"type": "ping"})
+        read = await until_seen(sockets[mover], {"pong", "back"})
+    else:
+        legal = state.legal_actions()  # a play if there is one (a deal may leave none)
+        action = next((a for a in legal if a.to_dict()["type"] == "play"), legal[0]).to_dict()
+        action.pop("seat")
+        await sockets[mover].send_json_to(
+            {"type": "act", "version": game.version, "action": action, "request_id": "m"}
+        )
+        read = await until_seen(sockets[mover], {"ack", "back", "bone_played"})
+        kinds = [e["type"] for m in read for e in m.get("events") or []]
+        assert kinds.index("back") < kinds.index("bone_played"), "back before the move"
+    assert any(m["type"] == "update" and m["table"]["seats"][mover]["online"] for m in read)
+    # Present again, the seat theirs: the claim is refused, and the sweep leaves the game be.
+    assert await Presence.objects.filter(table=table, user=players[mover]).aexists()
+    held = await sync_to_async(seat)(table, mover)
+    assert held.away_since is None and held.grace_until is None
+    await sockets[1 - mover].send_json_to({"type": "claim"})
+    refusal = await next_error(sockets[1 - mover])
+    assert refusal["code"] == "not_claimable"
+    assert await sync_to_async(presence.grace_sweep)() == 0
+    assert (await sync_to_async(live)(table)).status == Game.Status.PLAYING
+    for socket in sockets:
+        await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_taken_for_gone_at_a_practice_table_is_not_claimed_by_the_house(
+    alice: Any,
+) -> None:
+    """Once the house ended a practice game a second after the player's move: the sweep had
+    taken her socket for gone, and her moves since had not brought her back."""
+    from house import services as house
+
+    table = await sync_to_async(house.practice_start)(user=alice, mode="citizen", level="rookie")
+    mine = (await Seat.objects.aget(table=table, user=alice)).number
+    socket = await connect(alice, table.pk)
+    await socket.send_json_to({"type": "hello", "last_seq": None})
+    await receive_until(socket, 0, mine)
+    await sync_to_async(swept)(table, alice)
+    await until_seen(socket, {"away"})
+    await socket.send_json_to({"type": "ping"})
+    await until_seen(socket, {"pong", "back"})
+    assert await Presence.objects.filter(table=table, user=alice).aexists()
+    assert (await sync_to_async(seat)(table, mine)).away_since is None
+    assert await sync_to_async(presence.grace_sweep)() == 0  # her grace had run out
+    assert (await sync_to_async(live)(table)).status == Game.Status.PLAYING
+    await socket.disconnect()
+
+
+@pytest.mark.django_db
+def test_the_sweep_leaves_a_socket_refreshed_since_it_looked(alice: Any, bob: Any) -> None:
+    """The sweep lists the stale rows, then drops them one by one: a socket refreshed in
+    between keeps its row, and its player is not sent away."""
+    table = started([alice, bob])
+    present(table, bob, "bob")
+    cutoff = timezone.now()
+    Presence.objects.filter(channel_name="bob").update(seen_at=cutoff - timedelta(seconds=1))
+    assert presence.presence_seen(channel_name="bob") is True  # ...a frame, just now
+    presence.presence_leave(channel_name="bob", on_purpose=False, stale_before=cutoff)
+    assert Presence.objects.filter(channel_name="bob").exists()
+    assert seat(table, 1).away_since is None
+    # A row that is gone has nothing to refresh: the socket joins again.
+    Presence.objects.filter(channel_name="bob").delete()
+    assert presence.presence_seen(channel_name="bob") is False
+    assert presence.presence_refresh(table_id=table.pk, user=bob, channel_name="bob") is True
+    assert presence.presence_refresh(table_id=table.pk, user=bob, channel_name="bob") is False
+
+
+def away(table: Table, user: Any, channel: str, *, ago: float) -> None:
+    """`user` closed their last socket at the table `ago` seconds ago; their grace has run out."""
+    present(table, user, channel)
+    presence.presence_leave(channel_name=channel, on_purpose=False)
+    Seat.objects.filter(table=table, user=user).update(
+        away_since=timezone.now() - timedelta(seconds=ago),
+        grace_until=timezone.now() - timedelta(seconds=1),
+    )
+
+
+@pytest.mark.django_db
+def test_a_one_on_one_game_both_players_left_is_lost_by_the_first_to_leave(
+    alice: Any, bob: Any
+) -> None:
+    from ledger.services import StakeSpec
+    from tests.ledger.helpers import assert_books_balance, dollars
+
+    before = {alice.pk: dollars(alice), bob.pk: dollars(bob)}
+    table = started([alice, bob], stake=StakeSpec(dollars=10))
+    assert dollars(alice) < before[alice.pk]  # the stakes are held in the pot
+    # Bob left first; Alice left too, before claiming: nobody is there to claim the game.
+    away(table, bob, "bob", ago=120)
+    present(table, alice, "alice")
+    assert presence.grace_sweep() == 0  # Alice is there: she may claim, nothing ends by itself
+    presence.presence_leave(channel_name="alice", on_purpose=True)
+    assert presence.grace_sweep() == 0  # Alice's grace has not run out: she may come back
+    Seat.objects.filter(table=table, user=alice).update(
+        grace_until=timezone.now() - timedelta(seconds=1)
+    )
+    assert presence.grace_sweep() == 1
+    game = live(table)
+    assert game.status == Game.Status.FINISHED
+    assert game.result["reason"] == "abandoned" and game.result["forfeit"] == 1
+    assert game.result["winner"] == 0
+    assert Abandonment.objects.filter(user=bob, game=game).count() == 1
+    assert not Abandonment.objects.filter(user=alice).exists()
+    assert Table.objects.get(pk=table.pk).status == Table.Status.FINISHED
+    # Settled like any game: the pot went to the winner, exactly, and no stake is held.
+    assert dollars(alice) + dollars(bob) == before[alice.pk] + before[bob.pk]
+    assert dollars(alice) > before[alice.pk] and dollars(bob) < before[bob.pk]
+    assert_books_balance()
+    # Once: the sweep and a late timer find nothing more to do.
+    assert presence.grace_sweep() == 0
+    assert presence.grace_expire(table_id=table.pk, seat=0, game_id=game.pk) == "gone"
+    assert GameAction.objects.filter(game=game, kind="abandon").count() == 1
+
+
+@pytest.mark.django_db
+def test_the_first_to_leave_is_told_apart_by_when_they_left(alice: Any, bob: Any) -> None:
+    table = started([alice, bob])
+    away(table, alice, "alice", ago=300)
+    away(table, bob, "bob", ago=100)
+    assert presence.grace_sweep() == 1
+    game = live(table)
+    assert game.result["forfeit"] == 0 and game.result["winner"] == 1
+
+
+@pytest.mark.django_db
+def test_a_waiting_cut_throat_game_every_person_left_ends_too(make_user: Any) -> None:
+    players = [make_user(name) for name in ("Ann", "Ben", "Cy")]
+    table = started(players, players=3, on_leave="wait")
+    for n, (user, ago) in enumerate(zip(players, (50, 200, 100), strict=True)):
+        away(table, user, f"c{n}", ago=ago)
+    assert presence.grace_sweep() == 1
+    game = live(table)
+    assert game.status == Game.Status.FINISHED and game.result["forfeit"] == 1

@@ -124,23 +124,10 @@ def test_join_by_code(client: Client, alice: Any, bob: Any) -> None:
 @pytest.mark.django_db(transaction=True)
 async def test_the_lobby_socket_hears_of_public_tables_only(alice: Any, bob: Any) -> None:
     from asgiref.sync import sync_to_async
-    from channels.testing import WebsocketCommunicator
-    from django.conf import settings
 
-    from dominoes_site.asgi import application
+    from tests.tables.helpers import connect_lobby
 
-    client = Client()
-    await client.aforce_login(bob)
-    session = client.cookies[settings.SESSION_COOKIE_NAME].value
-    socket = WebsocketCommunicator(
-        application,
-        "/ws/lobby/",
-        headers=[
-            (b"cookie", f"{settings.SESSION_COOKIE_NAME}={session}".encode()),
-            (b"origin", b"http://localhost"),
-        ],
-    )
-    assert (await socket.connect())[0]
+    socket = await connect_lobby(bob)
     await sync_to_async(services.table_create)(host=alice, mode="citizen", players=2, private=True)
     public = await sync_to_async(services.table_create)(host=alice, mode="fives")
     message = await socket.receive_json_from(timeout=10)

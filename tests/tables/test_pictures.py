@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from engine import GameState
-from tables import broadcast, selectors, services
+from tables import broadcast, presence, selectors, services
 from tables.models import Game, Table
 from tests.tables.test_table_socket import started_table
 
@@ -85,3 +85,29 @@ def test_an_event_sent_elsewhere_makes_the_deal_read_the_table_again(
     assert picture_reads(queries) != []
     fresh_table = Table.objects.get(pk=table.pk)
     assert picture == selectors.table_picture(fresh_table, selectors.live_game(fresh_table))
+
+
+def test_the_answer_to_hello_draws_a_tables_picture_once_per_event_number(
+    alice: Any, bob: Any
+) -> None:
+    """Sockets that arrive together at a table (its players and watchers, moved by a drain or a
+    lost server) share the picture at its event number: the second reads none of it again,
+    and the next event draws it anew, the same as reading the table afresh."""
+    table = Table.objects.get(pk=started_table(alice, bob).pk)
+    broadcast.forget_pictures()
+    game = selectors.live_game(table)
+    with CaptureQueriesContext(connection) as first:
+        drawn = broadcast.picture_at(table, game)
+    with CaptureQueriesContext(connection) as second:
+        again = broadcast.picture_at(table, game)
+    assert again is drawn and len(first) > 0 and len(second) == 0
+    assert drawn == selectors.table_picture(table, game)
+
+    # Bob's page opens: he is online, an event (seq + 1) that changes the picture.
+    presence.presence_join(table_id=table.pk, user=bob, channel_name="bob-page")
+    table.refresh_from_db()
+    game = selectors.live_game(table)
+    fresh = broadcast.picture_at(table, game)
+    assert fresh is not drawn and fresh != drawn
+    assert fresh == selectors.table_picture(table, game)
+    assert fresh["seats"][1]["online"] and not drawn["seats"][1]["online"]

@@ -271,8 +271,8 @@ async def test_flood_is_rate_limited_then_closed(
     alice: Any, bob: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # No refill: however slowly a loaded machine sends them, exactly the burst is served.
-    monkeypatch.setattr("tables.consumers.RATE_PER_SECOND", 0.0)
-    monkeypatch.setattr("tables.consumers.BURST", 30.0)
+    monkeypatch.setattr("dominoes_site.consumers.RATE_PER_SECOND", 0.0)
+    monkeypatch.setattr("dominoes_site.consumers.BURST", 30.0)
     table = await sync_to_async(started_table)(alice, bob)
     socket = await connect(alice, table.pk)
     await hello(socket)
@@ -298,3 +298,20 @@ async def test_flood_is_rate_limited_then_closed(
     assert sum(1 for r in replies if r.get("type") == "pong") == 30 - 2
     assert codes.count("rate_limited") == 49  # the 50th refusal closes instead of answering
     assert replies[-1] == {"closed": 4008}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_watchers_stand_is_not_seated(alice: Any, bob: Any, make_user: Any) -> None:
+    """Someone watching has no seat to leave, before the game and during it alike."""
+    watcher = await sync_to_async(make_user)("Watcher")
+    table = await sync_to_async(started_table)(alice, bob)
+    socket = await connect(watcher, table.pk)
+    await hello(socket)
+    reply = await error_for(socket, {"type": "stand", "request_id": "s-1"})
+    assert (reply["code"], reply["request_id"]) == ("not_seated", "s-1")
+    await socket.disconnect()
+    waiting = await sync_to_async(services.table_create)(host=alice, mode="citizen", players=2)
+    socket = await connect(watcher, waiting.pk)
+    await hello(socket)
+    assert (await error_for(socket, {"type": "stand"}))["code"] == "not_seated"
+    await socket.disconnect()

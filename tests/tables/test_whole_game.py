@@ -26,7 +26,7 @@ async def test_whole_game_over_sockets_leaks_nothing(
 ) -> None:
     # These clients move as fast as the server answers, faster than the rate limit allows a
     # page (10 a second after a burst of 30): not what this test is about.
-    monkeypatch.setattr("tables.consumers.BURST", 10_000.0)
+    monkeypatch.setattr("dominoes_site.consumers.BURST", 10_000.0)
     rng = random.Random(7)
     players = four[: shape["players"]]
     table = await sync_to_async(services.table_create)(host=players[0], mode="citizen", **shape)

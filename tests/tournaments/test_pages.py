@@ -14,7 +14,7 @@ from django.conf import settings
 from django.test import Client
 from django.utils import timezone
 
-from dominoes_site.asgi import application
+from tests.tables.helpers import socket_at
 from tests.tournaments.conftest import (
     live_matches,
     make_event,
@@ -332,16 +332,7 @@ def test_spanish_pages(client: Client, organizer: Any, players: list[Any]) -> No
 
 async def socket_for(user: Any, watch: dict[str, Any] | None) -> WebsocketCommunicator:
     """The site-wide notices socket, watching an event or the list (as tournament.js has it)."""
-    client = Client()
-    await client.aforce_login(user)
-    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
-    socket = WebsocketCommunicator(
-        application,
-        "/ws/notices/",
-        headers=[(b"cookie", cookie.encode()), (b"origin", b"http://localhost")],
-    )
-    connected, code = await socket.connect()
-    assert connected, code
+    socket = await socket_at(user, "/ws/notices/")
     assert (await socket.receive_json_from(timeout=10))["type"] == "hello"
     if watch is not None:
         await socket.send_json_to({"type": "watch", **watch})

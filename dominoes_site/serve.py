@@ -1,0 +1,180 @@
+"""`python -m dominoes_site.serve <daphne's arguments>`: daphne, drained when it is stopped.
+
+Takes exactly daphne's command line (`-b`/`-p`, `-u`, `--proxy-headers`, ...). On SIGTERM or
+SIGINT the server is drained instead of dropped:
+
+1. it stops listening (a Unix socket's file goes with it), so the proxy sends new connections
+   and requests to the other daphnes;
+2. every open WebSocket gets a close frame with code 1012 ("service restart"): the page
+   reconnects at once, through the proxy, to another daphne and resumes from its last event;
+   a socket whose handshake is still under way is told as soon as it opens. The sockets are
+   told a few at a time, a table's sockets together, `TELL_PER_SECOND` a second (at most
+   `SPREAD_SECONDS` in all): the daphnes that take them over answer a steady stream of
+   reconnects, not a crowd at once, and each player's pause stays short (a daphne's 150
+   sockets told at once kept players waiting up to 12.6 s on a 2-core bench; spread, the
+   median pause was 0.5 s);
+3. it waits until every socket has closed and every application instance has finished (the
+   consumers' `disconnect`: presence, group discards) and every HTTP request in flight has
+   been answered; a socket that has not answered its close within `CLOSE_WAIT_SECONDS` is
+   dropped, and whatever is still running after `DRAIN_SECONDS` is cancelled by daphne;
+4. it stops the reactor and exits: normally within a second, always well within 10 s.
+
+A second signal during a drain stops the server at once.
+
+daphne's own handling of SIGTERM is Twisted's: stop the reactor, cancel every application
+instance (no consumer's `disconnect` runs, so presence is left to the sweep) and drop every
+connection, which the page sees as 1006 and meets with its back-off.
+"""
+
+from __future__ import annotations
+
+# daphne.server installs the asyncio reactor: it comes before anything imports Twisted's reactor.
+from daphne.server import Server  # isort:skip
+
+import logging
+import os
+import signal
+import sys
+import time
+from typing import Any
+
+from daphne.cli import CommandLineInterface
+from daphne.ws_protocol import WebSocketProtocol
+from twisted.internet import reactor
+
+from dominoes_site import draining
+
+logger = logging.getLogger(__name__)
+
+#: How many sockets a second are told to reconnect elsewhere (env DRAIN_TELL_PER_SECOND) ...
+TELL_PER_SECOND = float(os.environ.get("DRAIN_TELL_PER_SECOND") or 25.0)
+#: ... but all of them within this long, however many there are.
+SPREAD_SECONDS = 6.0
+#: How long a socket has to answer its close frame before it is dropped.
+CLOSE_WAIT_SECONDS = 2.0
+#: The longest a drain waits for sockets, consumers and requests before the reactor stops
+#: (the spread, a close's wait and a margin: well within the 10 s a deploy allows).
+DRAIN_SECONDS = 9.0
+#: How often the drain looks again.
+STEP_SECONDS = 0.05
+#: How many connections may wait to be accepted (env DAPHNE_BACKLOG; Twisted's default is 50).
+#: When a server or a machine is lost, its sockets come back to the others all at once: past
+#: the backlog the kernel drops their SYNs, each retried a second later and then three, the
+#: proxy's connect times out, and it takes a live daphne for a dead one.
+BACKLOG = int(os.environ.get("DAPHNE_BACKLOG") or 1024)
+
+
+def with_backlog(endpoint: str, backlog: int = BACKLOG) -> str:
+    """A Twisted endpoint description with a listen backlog (TCP and Unix sockets), unless it
+    names one itself."""
+    kind = endpoint.split(":", 1)[0]
+    if kind not in ("tcp", "tcp6", "unix") or ":backlog=" in endpoint:
+        return endpoint
+    return f"{endpoint}:backlog={backlog}"
+
+
+class DrainingServer(Server):  # type: ignore[misc]
+    """daphne's server, drained on SIGTERM/SIGINT instead of stopped at once."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.endpoints = [with_backlog(e) for e in self.endpoints]
+        self.ports: list[Any] = []
+        self.draining_since: float | None = None
+        self.told: dict[WebSocketProtocol, float] = {}  # when each was told
+        self.to_tell: list[WebSocketProtocol] = []  # in the order they are told
+        self.planned: set[WebSocketProtocol] = set()  # the same, to look up in each step
+        self.spread = 0.0
+
+    def run(self) -> None:
+        # Our handlers instead of Twisted's (which stop the reactor at once).
+        install = self.signal_handlers
+        self.signal_handlers = False
+        if install:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(signum, self._on_signal)
+        super().run()
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        # In the main thread, between two bytecodes: hand the drain to the reactor.
+        reactor.callFromThread(self.drain, signal.Signals(signum).name)
+
+    def listen_success(self, port: Any) -> None:
+        super().listen_success(port)
+        self.ports.append(port)
+
+    def drain(self, why: str = "drain") -> None:
+        if self.draining_since is not None:
+            logger.warning("%s during the drain: stopping at once", why)
+            self.stop()
+            return
+        self.draining_since = time.monotonic()
+        draining.start()
+        # A table's sockets (same path) side by side: its players come back together.
+        self.to_tell = sorted(
+            (p for p in self.connections if isinstance(p, WebSocketProtocol)),
+            key=lambda p: getattr(p, "path", b""),
+        )
+        self.planned = set(self.to_tell)
+        self.spread = min(SPREAD_SECONDS, len(self.to_tell) / TELL_PER_SECOND)
+        logger.info(
+            "%s: draining (%d sockets open, told over %.1f s)", why, len(self.to_tell), self.spread
+        )
+        for port in self.ports:
+            port.stopListening()
+        self.ports.clear()
+        self._drain_step()
+
+    def _tell(self, protocol: WebSocketProtocol) -> None:
+        self.told[protocol] = time.monotonic()
+        protocol.sendCloseFrame(
+            code=draining.CLOSE_RESTART, reasonUtf8=draining.CLOSE_RESTART_REASON.encode()
+        )
+
+    def _drain_step(self) -> None:
+        assert self.draining_since is not None
+        now = time.monotonic()
+        elapsed = now - self.draining_since
+        # the share of the sockets open at the start that is due by now
+        share = 1.0 if elapsed >= self.spread else elapsed / self.spread
+        due = max(1, round(share * len(self.to_tell))) if self.to_tell else 0
+        for protocol in self.to_tell[:due]:
+            if protocol not in self.told and protocol.state == protocol.STATE_OPEN:
+                self._tell(protocol)
+        busy = 0
+        for protocol, details in list(self.connections.items()):
+            instance = details.get("application_instance")
+            if "disconnected" in details and (instance is None or instance.done()):
+                continue
+            busy += 1
+            if not isinstance(protocol, WebSocketProtocol) or "disconnected" in details:
+                continue  # an HTTP request being answered, or a consumer finishing
+            if protocol.state == protocol.STATE_OPEN and protocol not in self.told:
+                if protocol not in self.planned:  # its handshake ended during the drain
+                    self._tell(protocol)
+            elif (
+                protocol.state == protocol.STATE_CLOSING
+                and now - self.told.get(protocol, self.draining_since) >= CLOSE_WAIT_SECONDS
+            ):
+                protocol.dropConnection(abort=True)  # its consumer still hears of it
+        if busy and elapsed < DRAIN_SECONDS:
+            reactor.callLater(STEP_SECONDS, self._drain_step)
+            return
+        if busy:
+            logger.warning("Drained with %d connections still busy: stopping anyway", busy)
+        else:
+            logger.info("Drained in %.2f s", elapsed)
+        self.stop()
+
+
+class DrainingCommandLine(CommandLineInterface):  # type: ignore[misc]
+    server_class = DrainingServer
+
+
+def main(argv: list[str] | None = None) -> int:
+    DrainingCommandLine().run(sys.argv[1:] if argv is None else argv)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

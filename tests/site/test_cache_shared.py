@@ -1,0 +1,77 @@
+"""Production's cache keeps one Redis client a process, however many sockets use it.
+
+Django keeps a cache object per thread and per async context, so under ASGI every socket's
+consumer had its own client and connection pool, and kept its connection for the life of the
+socket: 10,000 sockets held 10,000 Redis connections and Redis refused everyone else ("max
+number of clients reached"). The production stack only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+import redis
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.cache import cache, caches
+
+from dominoes_site.cache import HouseRedisCache
+
+pytestmark = pytest.mark.skipif(not settings.REDIS_URL, reason="the Redis cache (production)")
+
+
+def connections_to_redis() -> int:
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    try:
+        return len(client.client_list())
+    finally:
+        client.close()
+
+
+def test_many_sockets_share_one_pool() -> None:
+    """200 consumers, each its own async context (as daphne runs them), each reading the cache
+    and keeping its context alive: a handful of connections, not one each."""
+    before = connections_to_redis()
+    hold = asyncio.Event()
+
+    async def consumer(n: int) -> None:
+        await sync_to_async(cache.get)(f"probe:{n}")  # in the shared database thread
+        await asyncio.sleep(0)
+        cache.get(f"probe:{n}")  # and inline, on the loop (presence, rate limits)
+        await hold.wait()
+
+    async def many() -> int:
+        tasks = [asyncio.create_task(consumer(n)) for n in range(200)]
+        await asyncio.sleep(0.5)
+        opened = await asyncio.to_thread(connections_to_redis)
+        hold.set()
+        await asyncio.gather(*tasks)
+        return opened
+
+    # A thread of its own starts with an empty context, as daphne's consumers find it: none has
+    # a cache object yet, and each makes its own on first use.
+    result: list[int] = []
+    runner = threading.Thread(target=lambda: result.append(asyncio.run(many())))
+    runner.start()
+    runner.join(60)
+    opened = result[0] - before
+    assert opened <= 10, f"{opened} more connections to Redis for 200 sockets"
+
+
+def test_every_cache_object_shares_the_client_and_the_outage() -> None:
+    one = caches.create_connection("default")
+    other = caches.create_connection("default")
+    assert isinstance(one, HouseRedisCache) and isinstance(other, HouseRedisCache)
+    assert one._cache is other._cache
+    shared = one._shared
+    try:
+        shared.down_until = time.monotonic() + 60  # one of them found Redis away
+        other.set("shared-outage", 1)
+        assert other.get("shared-outage") is None  # the other does not ask it either
+    finally:
+        shared.down_until = 0.0
+    other.set("shared-outage", 1)
+    assert one.get("shared-outage") == 1
