@@ -879,13 +879,114 @@ soak.ws_connect = _soak_connect  # bench/soak.py's clients, through the proxy
 
 
 class FleetClient(Client):
-    """bench/soak.py's table socket, reconnecting as the page does after the server's close:
-    at once (0-500 ms) after a 1012 on a working socket, after 200-1000 ms after another close
-    of a working socket, after 1 s (then 2, 4 ... 15) else."""
+    """bench/soak.py's table socket, moving and reconnecting as the page does: told `reconnect`
+    by a server being drained, it opens a new socket through the proxy, says hello there and
+    closes the old one once the new one is answered (the old one is read until then); after
+    the server's close it reconnects at once (0-500 ms) after a 1012 on a working socket, after
+    200-1000 ms after another close of a working socket, after 1 s (then 2, 4 ... 15) else."""
 
     down_at: float | None = None
+    moving = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.retired: set[Any] = set()  # sockets this client closed after moving off them
+
+    async def _read(self, ws: Any) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            while True:
+                message = json.loads(await ws.recv())
+                # Once moved, the old socket's last words are only the answers to its requests.
+                if ws is self.ws or message.get("type") in ("ack", "error"):
+                    await self._handle(message)
+        except ConnectionClosed:
+            pass
+        except Exception as exc:  # a bug in this client: say so, never hide it
+            self.tally.n["client_exceptions"] += 1
+            self.tally.incident("client_exception", self, error=repr(exc))
+            self.closing = True
+            ws.transport.abort()
+        finally:
+            self._closed(ws)
+
+    async def _handle(self, message: dict[str, Any]) -> None:
+        if message.get("type") == "reconnect":
+            self.tally.n["told_to_move"] += 1
+            if not self.moving and self.ws is not None and not self.ctx.stopping:
+                task = asyncio.create_task(self.move())
+                soak.BACKGROUND.add(task)
+                task.add_done_callback(soak.BACKGROUND.discard)
+            return
+        await super()._handle(message)
+
+    async def move(self) -> None:
+        """As the page's moveSocket(): a new socket, answered, then the old one closed. A
+        failure changes nothing here: the server closes the old socket with 1012 later."""
+        self.moving = True
+        old = self.ws
+        began = time.monotonic()
+        try:
+            try:
+                new = await fleet_connect(f"/ws/tables/{self.table_id}/", self.cookie, 30)
+            except Exception as exc:
+                self.tally.handshakes[f"move {soak.handshake_cause(exc)}"] += 1
+                if self.ws is None and not self.closing:  # closed meanwhile: reconnect
+                    self._reconnect_soon(1012)
+                return
+            named = self.last_seq
+            answer: dict[str, Any] | None = None
+            try:
+                await new.send(json.dumps({"type": "hello", "last_seq": named}))
+                async with asyncio.timeout(soak.REPLY_TIMEOUT):
+                    while answer is None:
+                        message = json.loads(await new.recv())
+                        if message.get("type") in ("snapshot", "resume"):
+                            answer = message  # what came before it, the old socket carries
+            except Exception:
+                answer = None
+            # The old socket may have been closed meanwhile (1012: the move took long): the
+            # new one takes over all the same, as on the page.
+            if answer is None or self.ws not in (old, None) or old is None:
+                self.tally.n["moves_abandoned"] += 1
+                with contextlib.suppress(Exception):
+                    await new.close()
+                if self.ws is None and not self.closing:  # nothing took over: as after a close
+                    self._reconnect_soon(1012)
+                return
+            # Change over: the new socket is this client's from here on.
+            if self.ws is old:
+                self.retired.add(old)
+            else:
+                self.tally.n["moved_after_close"] += 1
+            self.trace.append((self._now(), "moved"))
+            self.ws = new
+            self.buffer = []
+            self.reader = asyncio.create_task(self._read(new))
+            if self.last_seq is not None and int(answer["seq"]) < self.last_seq:
+                # The old socket brought newer updates than this answer: nothing to draw.
+                self.reply_seq = self.last_seq
+                self.synced.set()
+                if self.down_at is not None:
+                    kind = "watcher" if self.watcher else "player"
+                    self.tally.samples[f"pause_s:{kind}"].append(time.monotonic() - self.down_at)
+                    self.down_at = None
+            else:
+                self.awaiting, self.hello_last, self.hello_at = "move", named, began
+                await self._on_reply(answer)
+            self.tally.n["moved"] += 1
+            self.tally.samples["move_s"].append(time.monotonic() - began)
+            with contextlib.suppress(Exception):
+                await old.close()
+        finally:
+            self.moving = False
 
     def _closed(self, ws: Any) -> None:
+        if ws in self.retired:
+            self.retired.discard(ws)
+            self.trace.append((self._now(), "closed_after_move", ws.close_code))
+            return
         code = int(ws.close_code) if ws.close_code is not None else 1006
         working = self.synced.is_set()
         self.trace.append((self._now(), "closed", code, ws.close_reason or ""))
@@ -909,6 +1010,11 @@ class FleetClient(Client):
         self.tally.closes[str(code)] += 1
         if code != 1012:
             self.tally.incident("unexpected_close", self, code=code, reason=ws.close_reason)
+        if self.moving and code == 1012:
+            return  # the socket being moved to takes over (move())
+        self._reconnect_soon(code, working)
+
+    def _reconnect_soon(self, code: int, working: bool = True) -> None:
         if self.auto_reconnect and not self.ctx.stopping:
             # As the page (static/js/table.js): a working socket at once after a 1012, after
             # 200-1000 ms after any other close; else after 1 s (then 2, 4 ... 15 s).
@@ -940,27 +1046,38 @@ class NoticesClient:
         self.ws: Any = None
         self.hello = False
         self.down_at: float | None = None
+        self.moved_to: Any = None  # the greeted socket a move opened, which takes over
+        self.moving = False
 
     async def run(self, delay: float) -> None:
         from websockets.exceptions import ConnectionClosed
 
         backoff = 1.0
+        moved: Any = None
         while not self.load.ctx.stopping:
-            await asyncio.sleep(delay)
             tally = self.load.tally
-            try:
-                ws = await fleet_connect("/ws/notices/", self.cookie, 30)
-            except Exception as exc:
-                tally.handshakes[f"notices {soak.handshake_cause(exc)}"] += 1
-                delay, backoff = backoff, min(15.0, backoff * 2)
-                continue
-            self.ws, self.hello, backoff = ws, False, 1.0
+            if moved is not None:  # greeted already: read on, no pause
+                ws, moved = moved, None
+                self.ws, self.hello = ws, True
+            else:
+                await asyncio.sleep(delay)
+                try:
+                    ws = await fleet_connect("/ws/notices/", self.cookie, 30)
+                except Exception as exc:
+                    tally.handshakes[f"notices {soak.handshake_cause(exc)}"] += 1
+                    delay, backoff = backoff, min(15.0, backoff * 2)
+                    continue
+                self.ws, self.hello, backoff = ws, False, 1.0
             pinger = asyncio.create_task(self._ping(ws))
             try:
                 async for raw in ws:
                     message = json.loads(raw)
                     kind = message.get("type")
                     self.load.tally.n[f"notices:{kind}"] += 1
+                    if kind == "reconnect" and not self.moving:
+                        task = asyncio.create_task(self._move(ws))
+                        soak.BACKGROUND.add(task)
+                        task.add_done_callback(soak.BACKGROUND.discard)
                     if kind == "hello":
                         self.hello = True
                         if self.down_at is not None:
@@ -976,6 +1093,10 @@ class NoticesClient:
                 self.ws = None
             if self.load.ctx.stopping:
                 return
+            if self.moved_to is not None:  # this client closed the old socket: moved
+                moved, self.moved_to = self.moved_to, None
+                self.load.tally.n["notices:moved"] += 1
+                continue
             code = int(ws.close_code) if ws.close_code is not None else 1006
             self.load.tally.closes[f"notices:{code}"] += 1
             if code in (4001, 4003):
@@ -995,6 +1116,28 @@ class NoticesClient:
             while True:
                 await asyncio.sleep(25)
                 await ws.send(json.dumps({"type": "ping"}))
+
+    async def _move(self, old: Any) -> None:
+        """As static/js/notices.js: a new socket, greeted, then the old one closed (the run loop
+        reads on from the new one). A failure changes nothing: the server's 1012 comes later."""
+        self.moving = True
+        try:
+            new = await fleet_connect("/ws/notices/", self.cookie, 30)
+            async with asyncio.timeout(soak.REPLY_TIMEOUT):
+                while json.loads(await new.recv()).get("type") != "hello":
+                    pass
+        except Exception as exc:
+            self.load.tally.handshakes[f"notices move {soak.handshake_cause(exc)}"] += 1
+            return
+        finally:
+            self.moving = False
+        if self.ws is not old:
+            with contextlib.suppress(Exception):
+                await new.close()
+            return
+        self.moved_to = new
+        with contextlib.suppress(Exception):
+            await old.close()
 
     async def close(self) -> None:
         if self.ws is not None:

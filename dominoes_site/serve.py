@@ -5,14 +5,17 @@ SIGINT the server is drained instead of dropped:
 
 1. it stops listening (a Unix socket's file goes with it), so the proxy sends new connections
    and requests to the other daphnes;
-2. every open WebSocket gets a close frame with code 1012 ("service restart"): the page
-   reconnects at once, through the proxy, to another daphne and resumes from its last event;
-   a socket whose handshake is still under way is told as soon as it opens. The sockets are
-   told a few at a time, a table's sockets together, `TELL_PER_SECOND` a second (at most
-   `SPREAD_SECONDS` in all): the daphnes that take them over answer a steady stream of
-   reconnects, not a crowd at once, and each player's pause stays short (a daphne's 150
-   sockets told at once kept players waiting up to 12.6 s on a 2-core bench; spread, the
-   median pause was 0.5 s);
+2. every open WebSocket is told to move: a `{"type": "reconnect"}` message, upon which the page
+   opens a new socket (through the proxy, to another daphne), says hello on it, and closes
+   this one once the new one is answered. Until then this socket goes on carrying the table's
+   updates and the player's moves, so the player sees no pause at all. A socket still open
+   `MOVE_SECONDS` after it was told (a client that does not move, or a new socket that could
+   not be made) gets a close frame with code 1012 ("service restart"): the page reconnects at
+   once and resumes from its last event. A socket whose handshake is still under way is told
+   as soon as it opens. The sockets are told a few at a time, a table's sockets together,
+   `TELL_PER_SECOND` a second (at most `SPREAD_SECONDS` in all): the daphnes that take them
+   over answer a steady stream of handshakes, not a crowd at once (a daphne's 150 sockets
+   closed at once kept players waiting up to 12.6 s on a 2-core bench);
 3. it waits until every socket has closed and every application instance has finished (the
    consumers' `disconnect`: presence, group discards) and every HTTP request in flight has
    been answered; a socket that has not answered its close within `CLOSE_WAIT_SECONDS` is
@@ -31,6 +34,7 @@ from __future__ import annotations
 # daphne.server installs the asyncio reactor: it comes before anything imports Twisted's reactor.
 from daphne.server import Server  # isort:skip
 
+import json
 import logging
 import os
 import signal
@@ -49,12 +53,17 @@ logger = logging.getLogger(__name__)
 #: How many sockets a second are told to reconnect elsewhere (env DRAIN_TELL_PER_SECOND) ...
 TELL_PER_SECOND = float(os.environ.get("DRAIN_TELL_PER_SECOND") or 25.0)
 #: ... but all of them within this long, however many there are.
-SPREAD_SECONDS = 6.0
+SPREAD_SECONDS = 5.0
+#: How long a socket told to move has to do so before it is closed with 1012 (a move took
+#: 2.5 s at most in the fleet bench's rolling deploy, with 0.8 s its median).
+MOVE_SECONDS = 4.0
 #: How long a socket has to answer its close frame before it is dropped.
-CLOSE_WAIT_SECONDS = 2.0
+CLOSE_WAIT_SECONDS = 1.5
 #: The longest a drain waits for sockets, consumers and requests before the reactor stops
-#: (the spread, a close's wait and a margin: well within the 10 s a deploy allows).
-DRAIN_SECONDS = 9.0
+#: (the spread, a move, a close's wait and a margin: within the 10 s a deploy allows).
+DRAIN_SECONDS = 9.5
+#: What a socket told to move receives (docs/protocol.md, "Restarts").
+MOVE_MESSAGE = json.dumps({"type": "reconnect", "reason": draining.CLOSE_RESTART_REASON}).encode()
 #: How often the drain looks again.
 STEP_SECONDS = 0.05
 #: How many connections may wait to be accepted (env DAPHNE_BACKLOG; Twisted's default is 50).
@@ -81,7 +90,8 @@ class DrainingServer(Server):  # type: ignore[misc]
         self.endpoints = [with_backlog(e) for e in self.endpoints]
         self.ports: list[Any] = []
         self.draining_since: float | None = None
-        self.told: dict[WebSocketProtocol, float] = {}  # when each was told
+        self.told: dict[WebSocketProtocol, float] = {}  # when each was told to move
+        self.closed: set[WebSocketProtocol] = set()  # those then sent a close frame (1012)
         self.to_tell: list[WebSocketProtocol] = []  # in the order they are told
         self.planned: set[WebSocketProtocol] = set()  # the same, to look up in each step
         self.spread = 0.0
@@ -127,6 +137,11 @@ class DrainingServer(Server):  # type: ignore[misc]
 
     def _tell(self, protocol: WebSocketProtocol) -> None:
         self.told[protocol] = time.monotonic()
+        protocol.sendMessage(MOVE_MESSAGE, isBinary=False)
+
+    def _close(self, protocol: WebSocketProtocol) -> None:
+        self.closed.add(protocol)
+        self.told[protocol] = time.monotonic()
         protocol.sendCloseFrame(
             code=draining.CLOSE_RESTART, reasonUtf8=draining.CLOSE_RESTART_REASON.encode()
         )
@@ -153,6 +168,12 @@ class DrainingServer(Server):  # type: ignore[misc]
                 if protocol not in self.planned:  # its handshake ended during the drain
                     self._tell(protocol)
             elif (
+                protocol.state == protocol.STATE_OPEN
+                and protocol not in self.closed
+                and (now - self.told[protocol] >= MOVE_SECONDS or elapsed >= self._last_call())
+            ):
+                self._close(protocol)  # it did not move: told the old way
+            elif (
                 protocol.state == protocol.STATE_CLOSING
                 and now - self.told.get(protocol, self.draining_since) >= CLOSE_WAIT_SECONDS
             ):
@@ -165,6 +186,11 @@ class DrainingServer(Server):  # type: ignore[misc]
         else:
             logger.info("Drained in %.2f s", elapsed)
         self.stop()
+
+    @staticmethod
+    def _last_call() -> float:
+        """When every socket still open is closed, moved or not: in time for its close."""
+        return DRAIN_SECONDS - CLOSE_WAIT_SECONDS
 
 
 class DrainingCommandLine(CommandLineInterface):  # type: ignore[misc]

@@ -37,23 +37,34 @@ function showWatchers(tables) {
 const RESTART_CLOSE = 1012;
 const RESTART_JITTER_MS = 500;
 
-function connect(delay = 1000, again = false) {
+// A server about to restart first asks the socket to move (`reconnect`): a new one is opened,
+// and the old one (`replacing`) closed once it is, carrying the lobby's news until then.
+function connect(delay = 1000, again = false, replacing = null) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const socket = new WebSocket(`${scheme}://${location.host}/ws/lobby/`);
   let opened = false;
+  let retired = false; // closed by this page after moving to another socket
+  let moving = false;
   socket.addEventListener("open", () => {
     opened = true;
     window.lobbyReady = true;
     delay = 1000;
-    if (again) schedule(); // the list may have changed while the socket was away
+    if (replacing) replacing.retire();
+    else if (again) schedule(); // the list may have changed while the socket was away
   });
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
     // resync: the server may have lost changes on the way (its Redis restarted): fetch again.
     if (message.type === "table" || message.type === "resync") schedule();
     else if (message.type === "watchers") showWatchers(message.tables);
+    else if (message.type === "reconnect" && !moving) {
+      moving = true;
+      connect(1000, false, { retire: () => ((retired = true), socket.close(1000)) });
+    }
   });
   socket.addEventListener("close", (event) => {
+    // Moved: the new socket is open, or on its way (and retries by itself if it fails).
+    if (retired || moving) return;
     window.lobbyReady = false;
     if (event.code === RESTART_CLOSE && opened) {
       setTimeout(() => connect(1000, true), Math.random() * RESTART_JITTER_MS);

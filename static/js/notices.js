@@ -10,7 +10,8 @@
 // socket by naming it on an element: data-notices-watch="tournaments", or "tournament" with
 // data-notices-watch-id. The socket reconnects with a growing, jittered delay (1 s to 15 s; the
 // first try within a second when it was working), or at once (0-500 ms) when the server closed
-// it for a restart (1012, docs/protocol.md);
+// it for a restart (1012, docs/protocol.md); a server about to restart first asks it to move
+// (`reconnect`): a new socket is opened, and the old one closed once the new one is greeted;
 // "dominologist:notices-open" is raised each time it is (re)opened and watching, so a page can
 // fetch what it missed, and "dominologist:notices-closed" when it drops.
 import { createSounds } from "./sounds.js";
@@ -20,7 +21,6 @@ const PING_MS = 25000;
 const RESTART_CLOSE = 1012; // the server is restarting: another one takes the socket at once
 const RESTART_JITTER_MS = 500;
 let serverOffset = 0; // server clock minus ours, from the hello and each pong
-let pinger = null;
 // The table sounds (static/js/sounds.js: the player's own on/off choice, shared with the table
 // page). A browser plays nothing before a gesture on the page: the first one unlocks them.
 const sounds = createSounds();
@@ -41,11 +41,16 @@ function watchMessage() {
   return message;
 }
 
-function connect(delay = 1000) {
+// `replacing`: the socket this one takes over from (its server is restarting and asked this
+// page to move): it is closed once this one is greeted, and until then it still carries notices.
+function connect(delay = 1000, replacing = null) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const socket = new WebSocket(`${scheme}://${location.host}/ws/notices/`);
   const watch = watchMessage();
   let greeted = false;
+  let pinger = null;
+  let retired = false; // closed by this page after moving to another socket
+  let moving = false;
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
     if (message.server_time) serverOffset = message.server_time - Date.now();
@@ -55,6 +60,13 @@ function connect(delay = 1000) {
       if (watch) socket.send(JSON.stringify(watch));
       else opened();
       pinger = setInterval(() => socket.send(JSON.stringify({ type: "ping" })), PING_MS);
+      if (replacing) replacing.retire();
+    } else if (message.type === "reconnect") {
+      // Its server is restarting: a new socket first, then this one closes (no pause).
+      if (!moving) {
+        moving = true;
+        connect(1000, { retire: () => ((retired = true), socket.close(1000)) });
+      }
     } else if (message.type === "watching" || message.type === "resync") {
       // resync: notices may have been lost on the way (the server's Redis restarted): the page
       // fetches again what it shows, as after a reconnect.
@@ -67,6 +79,8 @@ function connect(delay = 1000) {
   });
   socket.addEventListener("close", (event) => {
     clearInterval(pinger);
+    // Moved: the new socket is open, or on its way (and retries by itself if it fails).
+    if (retired || moving) return;
     const wasOpen = window.noticesReady;
     window.noticesReady = false;
     if (wasOpen) emit("dominologist:notices-closed", {});

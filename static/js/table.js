@@ -23,6 +23,10 @@ const FATAL_CLOSE = { 4001: "closed_login", 4003: "closed_not_allowed", 4004: "c
 // same instant), with no back-off step and no error.
 const RESTART_CLOSE = 1012;
 const RESTART_JITTER_MS = 500;
+// Before that close, a restarting server asks the page to move (`reconnect`): the page opens a
+// new socket, says hello on it, and closes the old one (1000) once the new one is answered.
+// Until then the old socket carries everything: the player sees no pause.
+const MOVED_CLOSE = 1000;
 // A socket that was working and dropped for another reason (its server or machine lost, a
 // network blip) tries again after a random 200-1000 ms, then 2 s, 4 s ... 15 s: the lost server's
 // players reach the others spread over most of a second rather than all at the one-second mark.
@@ -40,7 +44,7 @@ function el(tag, attrs = {}, ...children) {
     if (v === null || v === undefined || v === false) continue;
     if (k === "class") node.className = v;
     else if (k === "text") node.textContent = v;
-    else if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
+    else if (k.startsWith("on") && typeof v === "function") on(node, k.slice(2), v);
     else if (k === "dataset") Object.assign(node.dataset, v);
     else node.setAttribute(k, v === true ? "" : String(v));
   }
@@ -49,6 +53,63 @@ function el(tag, attrs = {}, ...children) {
     node.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
   return node;
+}
+
+// A node's handlers, by event type: one listener per type calls the newest, so a node kept
+// by `patchChildren` answers with the closures of the render that kept it.
+const HANDLERS = new WeakMap();
+
+function on(node, type, handler) {
+  let handlers = HANDLERS.get(node);
+  if (!handlers) {
+    handlers = {};
+    HANDLERS.set(node, handlers);
+  }
+  if (!(type in handlers)) node.addEventListener(type, (ev) => HANDLERS.get(node)[type]?.(ev));
+  handlers[type] = handler;
+}
+
+// Draw `nodes` (fresh, from a render) as `parent`'s children, keeping every node already
+// there that is drawn the same way and changing only what differs. A node replaced under a
+// finger loses the tap (the press lands on the old button, the release on the new one), and a
+// replaced node loses the keyboard's focus: an update arriving as a player taps Ready or a
+// bone must not. Handlers must be set with `on` (el's on* attributes); a handler that needs
+// its own node takes ev.currentTarget. Returns the children as drawn.
+function patchChildren(parent, nodes) {
+  const olds = [...parent.childNodes];
+  const drawn = nodes.map((node, i) => {
+    const old = olds[i];
+    if (!old) {
+      parent.append(node);
+      return node;
+    }
+    const kept = morph(old, node);
+    if (kept !== old) parent.replaceChild(kept, old);
+    return kept;
+  });
+  for (const old of olds.slice(nodes.length)) old.remove();
+  return drawn;
+}
+
+function morph(old, node) {
+  if (old.nodeType !== node.nodeType || old.nodeName !== node.nodeName) return node;
+  if (old.nodeType === Node.TEXT_NODE) {
+    if (old.data !== node.data) old.data = node.data;
+    return old;
+  }
+  if (old.nodeType !== Node.ELEMENT_NODE) return node;
+  for (const attr of [...old.attributes]) {
+    if (!node.hasAttribute(attr.name)) old.removeAttribute(attr.name);
+  }
+  for (const attr of node.attributes) {
+    if (old.getAttribute(attr.name) !== attr.value) old.setAttribute(attr.name, attr.value);
+  }
+  const handlers = HANDLERS.get(old);
+  const fresh = HANDLERS.get(node) || {};
+  if (handlers) for (const type of Object.keys(handlers)) handlers[type] = fresh[type];
+  for (const [type, handler] of Object.entries(fresh)) on(old, type, handler);
+  patchChildren(old, [...node.childNodes]);
+  return old;
 }
 
 function fmt(text, params) {
@@ -115,6 +176,8 @@ export function startTable(app) {
     reconnectTimer: null,
     bannerTimer: null,
     answered: null, // the socket whose hello was answered (a restart close reconnects it at once)
+    next: null, // the socket being opened to move to (a restarting server asked the page to)
+    movedFrom: null, // the socket moved off (its answers to requests sent on it still count)
     pingTimer: null,
     fatal: false,
     requestCounter: 0,
@@ -258,15 +321,23 @@ export function startTable(app) {
       startPing();
       if (state.attempt > 0) showBanner(t("catching_up"), { busy: true });
     });
+    wire(ws);
+  }
+
+  // A socket's messages and its end, once it is the page's socket.
+  function wire(ws) {
     ws.addEventListener("message", (ev) => {
-      if (state.ws !== ws) return;
+      if (state.ws !== ws && state.movedFrom !== ws) return;
       let msg;
       try {
         msg = JSON.parse(ev.data);
       } catch {
         return;
       }
-      if (msg && typeof msg === "object") handle(msg);
+      if (!msg || typeof msg !== "object") return;
+      // A socket moved off still answers the requests sent on it: nothing else from it counts.
+      if (state.ws !== ws && msg.type !== "ack" && msg.type !== "error") return;
+      handle(msg);
     });
     ws.addEventListener("close", (ev) => {
       if (state.ws !== ws) return;
@@ -280,6 +351,11 @@ export function startTable(app) {
         return;
       }
       if (state.fatal) return;
+      // Closed while moving (1012: the move took long): the new socket, on its way, takes over.
+      if (state.next && ev.code === RESTART_CLOSE) {
+        showBanner(t("catching_up"), { busy: true });
+        return;
+      }
       // A restart closing a socket that was working: at once. One that closes a socket never
       // answered is a failure like any other (no tight loop of reconnections).
       if (ev.code === RESTART_CLOSE && state.answered === ws) reconnectSoon();
@@ -287,6 +363,58 @@ export function startTable(app) {
     });
     ws.addEventListener("error", () => {
       /* a close follows */
+    });
+    return ws;
+  }
+
+  // The server restarts: open a socket elsewhere while this one still works, and change over
+  // when the new one's hello is answered. If the new one fails, nothing changes here: the
+  // server closes the old socket with 1012 a little later, and the page reconnects then.
+  function moveSocket() {
+    if (state.next || state.fatal || !state.ws) return;
+    const old = state.ws;
+    let ws;
+    try {
+      ws = new WebSocket(socketUrl());
+    } catch {
+      return;
+    }
+    state.next = ws;
+    ws.addEventListener("open", () => {
+      if (state.next !== ws) return;
+      ws.send(JSON.stringify({ type: "hello", last_seq: state.lastSeq, log: false }));
+    });
+    ws.addEventListener("message", (ev) => {
+      if (state.next !== ws) return;
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      // Until the answer, the old socket carries every update: what comes here first is dropped.
+      if (!msg || (msg.type !== "snapshot" && msg.type !== "resume")) return;
+      state.next = null;
+      if (state.ws !== old && state.ws !== null) {
+        ws.close(MOVED_CLOSE);
+        return;
+      }
+      // (The old socket may have been closed meanwhile (1012): this one takes over all the same.)
+      state.ws = ws;
+      state.movedFrom = old;
+      state.connSeq = state.lastSeq; // drawn already (by the old socket): not drawn twice
+      state.answered = ws;
+      wire(ws);
+      if (!state.pingTimer) startPing();
+      handle(msg);
+      // Closed once it has answered what was sent on it (a move in flight), or at once.
+      if (state.pending) setTimeout(() => old.close(MOVED_CLOSE), 2000);
+      else old.close(MOVED_CLOSE);
+    });
+    ws.addEventListener("close", () => {
+      if (state.next !== ws) return;
+      state.next = null;
+      if (state.ws === null && !state.fatal) reconnectSoon(); // the old one is gone too
     });
   }
 
@@ -769,6 +897,9 @@ export function startTable(app) {
       case "reported":
         addLog(t("report_sent"), "");
         announce(t("report_sent"));
+        break;
+      case "reconnect":
+        moveSocket();
         break;
       case "suspended":
         fatal(msg.message || t("closed_not_allowed"));
@@ -1434,8 +1565,12 @@ export function startTable(app) {
     box.hidden = false;
     box.setAttribute("aria-labelledby", "summary-title");
     // Focus into the summary (its Continue), unless the player is typing (chat); Continue gives
-    // it back to the hand.
-    if (!document.activeElement?.closest?.("input, textarea, select, dialog")) close.focus();
+    // it back to the hand. Where it was is kept: a summary the game's result replaces at once
+    // was never read, and the result gives focus back there (showGameOver).
+    if (!document.activeElement?.closest?.("input, textarea, select, dialog")) {
+      state.summaryFrom = document.activeElement;
+      close.focus();
+    }
     state.summaryShownAt = Date.now();
     clearTimeout(state.summaryTimer); // it stays until read: Continue, Escape, or the next hand under way
   }
@@ -1448,16 +1583,22 @@ export function startTable(app) {
     state.summaryTimer = setTimeout(hideSummary, Math.max(0, 8000 - shown));
   }
 
-  function hideSummary() {
+  /** `giveBack`: focus (if the summary has it) goes back where it was before the summary took
+   * it, rather than to the hand. (Called as a click handler too: then `options` is the event.) */
+  function hideSummary(options) {
     if (!ui.summary || ui.summary.hidden) return;
     const hadFocus = ui.summary.contains(document.activeElement);
+    const from = state.summaryFrom;
+    state.summaryFrom = null;
     ui.summary.hidden = true;
     clearTimeout(state.summaryTimer);
     const keptBoard = state.summaryBoard;
     state.summaryBoard = null;
     summarySeen();
     if (keptBoard) render();
-    if (hadFocus) focusHand();
+    if (!hadFocus) return;
+    if (options?.giveBack === true && from?.isConnected && from !== document.body) from.focus();
+    else focusHand();
   }
 
   /** A summary open over the felt: its finished hand's board stays drawn under it. */
@@ -1648,7 +1789,9 @@ export function startTable(app) {
       ),
     );
     d.setAttribute("aria-labelledby", "game-over-title");
-    hideSummary();
+    // The last hand's summary goes unread: focus back where the player had it, so that the
+    // dialog gives it back there when it closes (the browser returns it to what had it).
+    hideSummary({ giveBack: true });
     if (!d.open) {
       if (typeof d.showModal === "function") d.showModal();
       else d.setAttribute("open", "");
@@ -1876,8 +2019,8 @@ export function startTable(app) {
           ...["rookie", "regular", "shark"].map((level) => el("option", { value: level, text: t(`level_${level}`) })),
         );
         pick.value = houseChoice[n] || "regular";
-        pick.addEventListener("change", () => {
-          houseChoice[n] = pick.value; // kept across re-renders of the seats
+        on(pick, "change", (ev) => {
+          houseChoice[n] = ev.currentTarget.value; // kept across re-renders of the seats
         });
         actions.append(
           pick,
@@ -1886,7 +2029,7 @@ export function startTable(app) {
             class: "btn btn-small btn-quiet",
             "aria-label": t("add_house_seat", { n: n + 1 }),
             text: t("add_house"),
-            onclick: () => send({ type: "house_sit", seat: n, level: pick.value }),
+            onclick: () => send({ type: "house_sit", seat: n, level: houseChoice[n] || "regular" }),
           }),
         );
       }
@@ -1951,11 +2094,11 @@ export function startTable(app) {
     }
     others.sort((a, b) => a.rel - b.rel);
     ui.felt?.setAttribute("data-players", String(n));
-    ui.others.replaceChildren(...others.map((o) => o.panel));
+    patchChildren(ui.others, others.map((o) => o.panel));
     const bar = [];
     if (bottom) bar.push(bottom);
     if (me === null && table) bar.push(el("p", { class: "watching" }, t("watching")));
-    ui.meBar.replaceChildren(...bar);
+    patchChildren(ui.meBar, bar);
   }
 
   function renderScores() {
@@ -2193,7 +2336,7 @@ export function startTable(app) {
           },
           renderBone(bone, { size: 36, vertical: true }), // drawn at --bone (fitHand)
         );
-        btn.addEventListener("click", (ev) => {
+        on(btn, "click", (ev) => {
           if (state.suppressClick) {
             state.suppressClick = false;
             return;
@@ -2202,7 +2345,7 @@ export function startTable(app) {
           sounds.unlock();
           chooseBone(key, ev.detail === 0);
         });
-        btn.addEventListener("pointerdown", (ev) => startDrag(ev, btn, key));
+        on(btn, "pointerdown", (ev) => startDrag(ev, ev.currentTarget, key));
         buttons.push(btn);
       });
     }
@@ -2211,12 +2354,12 @@ export function startTable(app) {
     const focusIndex = focusedBone ? buttons.findIndex((b) => b.dataset.bone === focusedBone) : -1;
     const roving = focusIndex >= 0 ? focusIndex : selIndex >= 0 ? selIndex : state.handFocus;
     if (buttons[roving]) buttons[roving].tabIndex = 0;
-    ui.hand.replaceChildren(...buttons);
-    if (!buttons.length) {
-      ui.hand.append(el("p", { class: "hand-empty" }, watching ? t("hand_hidden") : t("hand_empty")));
-    }
-    if (focusIndex >= 0 && buttons[focusIndex]) buttons[focusIndex].focus();
-    else if (focusedBone && buttons[roving]) buttons[roving].focus(); // the focused bone was played
+    const drawn = patchChildren(
+      ui.hand,
+      buttons.length ? buttons : [el("p", { class: "hand-empty" }, watching ? t("hand_hidden") : t("hand_empty"))],
+    );
+    if (focusIndex >= 0 && buttons[focusIndex]) drawn[focusIndex].focus();
+    else if (focusedBone && buttons[roving]) drawn[roving].focus(); // the focused bone was played
 
     // The heading's hint.
     if (ui.handHint && !hintTimerActive()) {
@@ -2257,7 +2400,7 @@ export function startTable(app) {
             ),
           );
         }
-        ui.yardBones.replaceChildren(...yb);
+        patchChildren(ui.yardBones, yb);
         if (focusedPos !== null) ui.yardBones.querySelector(`[data-position="${focusedPos}"]`)?.focus();
       } else {
         ui.yard.hidden = true;
@@ -2268,10 +2411,10 @@ export function startTable(app) {
     // A manual pass, if the server ever offers one that it does not make itself.
     if (ui.handActions) {
       const canPass = acts.some((a) => a.type === "pass") && !game?.forced_pass;
-      ui.handActions.replaceChildren(
+      patchChildren(ui.handActions, [
         ...(canPass && !pending ? [el("button", { type: "button", class: "btn", text: t("pass"), onclick: () => act({ type: "pass" }) })] : []),
         ...(state.selected ? [el("button", { type: "button", class: "btn btn-quiet", text: t("cancel_choice"), onclick: cancelSelection })] : []),
-      );
+      ]);
     }
   }
 
@@ -2517,7 +2660,8 @@ export function startTable(app) {
       state.handFocus = next;
     });
     app.addEventListener("keydown", (ev) => {
-      if (ev.key !== "Escape") return;
+      // Escape in a dialog closes that dialog (the browser does), and nothing behind it.
+      if (ev.key !== "Escape" || ev.target.closest?.("dialog")) return;
       if (state.drawerOpen && !drawerDocked() && ui.drawer?.contains(document.activeElement)) {
         ev.preventDefault();
         setDrawer(false);

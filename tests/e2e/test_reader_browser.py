@@ -226,7 +226,7 @@ def test_a_blind_player_plays_a_whole_game_by_ear_and_keyboard(
     moves = draws = 0
     while "Game over:" not in turn:
         assert len(me.heard) < 990, "the game went on too long"
-        if "five doubles" in turn:
+        if "You were dealt five doubles" in turn:
             choose = page.get_by_role("dialog", name="Five doubles!")
             choose.get_by_role("button", name="Play for +100").focus()
             page.keyboard.press("Enter")
@@ -297,3 +297,37 @@ def test_the_mode_speaks_spanish(house_server: str, new_page: Any, alice: Any) -
         field.fill(f"{bone[0]} {bone[1]} {end[:3]}")
         page.keyboard.press("Enter")
         expect(lines.nth(4)).to_contain_text(re.compile(r"^Jugaste la "))
+
+
+def test_the_clock_key_says_the_time_left_at_a_gym_table(
+    house_server: str, new_page: Any, alice: Any
+) -> None:
+    """At a Citizen Gym table (a 60 s clock), c says whose clock runs and the seconds left on it,
+    as the server's deadline has it: counting down, never past the table's 60 s."""
+    table = practice_start(user=alice, mode="citizen_gym", level="rookie", players=2, clock=60)
+    page = new_page("phone")
+    page.set_viewport_size({"width": 360, "height": 640})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    log_in(page, house_server, alice)
+    page.goto(f"{house_server}/tables/{table.pk}/")
+    page.get_by_role("button", name="Screen-reader mode").click()
+    me = Listener(page)
+    assert me.next().startswith("Screen-reader mode on.")
+    turn = me.next()
+    while "Your turn." not in turn and "Your lead." not in turn:
+        turn = me.next()
+    # Alice's clock runs (the house moved at once): her turn, and a deadline from the server.
+    page.wait_for_function(
+        "() => { const g = window.dominologistTable.state.game;"
+        " return g.to_act === 0 && g.clock && typeof g.clock.deadline === 'number'; }"
+    )
+    page.get_by_label("Your move").focus()
+    said = me.type("c")
+    first = re.fullmatch(r"You: (\d+) seconds left\.", said)
+    assert first, said
+    assert 1 <= int(first.group(1)) <= 60, said
+    again = re.fullmatch(r"You: (\d+) seconds left\.", me.type("clock"))
+    assert again and int(again.group(1)) <= int(first.group(1)), me.heard[-1]
+    shot(page, "reader-gym-clock-360x640")
+    assert errors == [], errors

@@ -1,4 +1,6 @@
-"""Stopping a daphne drains it: its sockets are told to reconnect (1012), no player flashes away.
+"""Stopping a daphne drains it: its sockets are told to move (`reconnect`: a page opens a new
+socket and closes the old one once the new one is answered), those that do not are closed with
+1012, and no player flashes away.
 
 A real server is started through the house's entry point (`python -m dominoes_site.serve`) as a
 process of its own and sent SIGTERM, as systemd or `make run` does.
@@ -100,18 +102,20 @@ def test_a_stopped_server_tells_its_sockets_to_reconnect_and_exits(
     server = serve_process(port, tmp_path / "server.log")
     try:
 
-        async def go() -> tuple[int | None, float]:
+        async def go() -> tuple[int | None, list[dict[str, Any]], float]:
             socket = await open_socket(port, table.pk, cookie)
             await hello(socket, None)
             waiting = asyncio.create_task(close_code(socket))
             took = await asyncio.to_thread(stop, server)
-            code, _ = await waiting
-            return code, took
+            code, got = await waiting
+            return code, got, took
 
-        code, took = asyncio.run(go())
+        code, got, took = asyncio.run(go())
     finally:
         end_process(server)
     log = (tmp_path / "server.log").read_text()
+    # Told to move first; a client that does not is then closed the old way.
+    assert [m["type"] for m in got] == ["reconnect"], got
     assert code == draining.CLOSE_RESTART, (
         f"closed with {code}, stopped in {took:.1f} s\n{log[-3000:]}"
     )
@@ -125,7 +129,8 @@ def test_a_drain_tells_its_sockets_a_few_at_a_time_a_table_together(
     alice: Any, bob: Any, make_user: Any, tmp_path: Path
 ) -> None:
     """Not a crowd at once: at 4 sockets a second, 12 sockets (3 tables, each player with two
-    tabs) are told over about 3 s, one table's sockets after another, and all with 1012."""
+    tabs) are told over about 3 s, one table's sockets after another; these clients do not
+    move, so each is then closed with 1012, in the same order."""
     carol, dave, erin, frank = (make_user(n) for n in ("Carol", "Dave", "Erin", "Frank"))
     tables = [started(alice, bob), started(carol, dave), started(erin, frank)]
     players = [(alice, bob), (carol, dave), (erin, frank)]
@@ -207,6 +212,62 @@ def test_a_player_moved_to_another_server_is_never_away(
     # DRAIN_HOLD_SECONDS (and then, had Alice not come back, she would be away).
     soon = timezone.now() - timedelta(seconds=presence.PRESENCE_STALE_SECONDS - 30)
     assert Presence.objects.filter(table=table, user=alice, seen_at__lt=soon).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_player_who_moves_as_the_page_does_hears_everything_and_sees_no_close(
+    alice: Any, bob: Any, tmp_path: Path
+) -> None:
+    """The page's way (static/js/table.js, `moveSocket`): told `reconnect`, it opens a new socket
+    (here on the other server, as the proxy would), says hello there, and closes the old one
+    once the new one is answered. The old socket goes on carrying the table meanwhile: a chat
+    line Bob sends after the drain began reaches it. Alice is never closed by the server nor
+    away, and the drained server exits cleanly."""
+    table = started(alice, bob)
+    cookies = [cookie_for(u) for u in (alice, bob)]
+    ports = [free_port(), free_port()]
+    servers = [serve_process(p, tmp_path / f"server-{n}.log") for n, p in enumerate(ports)]
+    try:
+
+        async def go() -> dict[str, Any]:
+            mine = await open_socket(ports[0], table.pk, cookies[0])
+            theirs = await open_socket(ports[1], table.pk, cookies[1])
+            seq = (await hello(mine, None))["seq"]
+            await hello(theirs, None)
+            servers[0].send_signal(signal.SIGTERM)
+            told = json.loads(await asyncio.wait_for(mine.recv(), 30))
+            # Told; Bob speaks (through the other server) before Alice has moved.
+            await theirs.send(json.dumps({"type": "chat", "text": "still there?"}))
+            while (heard := json.loads(await asyncio.wait_for(mine.recv(), 30)))["type"] != "chat":
+                pass
+            again = await open_socket(ports[1], table.pk, cookies[0])
+            resumed = await hello(again, seq)
+            await mine.close()  # 1000: the page closes the old socket itself
+            exited = await asyncio.to_thread(servers[0].wait, EXIT_WITHIN_SECONDS)
+            await again.close()
+            await theirs.close()
+            return {
+                "told": told,
+                "heard": heard,
+                "resumed": resumed,
+                "code": mine.close_code,
+                "exited": exited,
+                "seq": seq,
+            }
+
+        got = asyncio.run(go())
+    finally:
+        for server in servers:
+            end_process(server)
+    log = (tmp_path / "server-0.log").read_text()
+    assert got["told"]["type"] == "reconnect", got["told"]
+    assert got["heard"]["message"]["text"] == "still there?"
+    assert got["resumed"]["type"] == "resume"
+    assert got["code"] == 1000  # closed by Alice, not by the server
+    assert got["exited"] == 0 and "Traceback" not in log, log[-3000:]
+    assert "Drained in" in log, log[-3000:]  # everything finished: nothing was cut off
+    assert not [e for e in comings_and_goings(table, got["seq"]) if e["seat"] == 0]
+    assert Seat.objects.get(table=table, number=0).away_since is None
 
 
 @pytest.mark.django_db(transaction=True)
