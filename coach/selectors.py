@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils.translation import gettext
 
-from coach import words
+from coach import services, words
 from coach.models import Review
 from tables.models import Game
 
@@ -27,6 +27,19 @@ def review_of(game: Game, user: Any) -> Review | None:
     return Review.objects.filter(game=game, user=user).first()
 
 
+def played_boards(review: Review) -> dict[int, dict[str, Any] | None]:
+    """The board after each of the seat's moves, by the game version the move produced, from
+    the game's log: for a review stored before it kept them (`played_board`). Empty when the
+    log no longer replays."""
+    try:
+        return {
+            d.version: services.played_board(d.view, d.played)
+            for d in services.seat_decisions(review.game, review.seat)
+        }
+    except ValueError:
+        return {}
+
+
 def review_payload(review: Review, names: list[str] | None = None) -> dict[str, Any]:
     """The review's status (and, once done, every decision and the summary in words): what the
     status endpoint answers and what the game page embeds."""
@@ -42,6 +55,9 @@ def review_payload(review: Review, names: list[str] | None = None) -> dict[str, 
         return data
     names = names if names is not None else seat_names(review.game)
     result = review.result
+    boards = (
+        played_boards(review) if any("played_board" not in d for d in result["decisions"]) else {}
+    )
     decisions = []
     for d in result["decisions"]:
         options = d["options"]
@@ -60,11 +76,16 @@ def review_payload(review: Review, names: list[str] | None = None) -> dict[str, 
                 "best": words.action_words(best["action"]),
                 "best_bone": best["action"].get("bone"),
                 "best_end": best["action"].get("end"),
+                "played_bone": mine["action"].get("bone"),
+                "played_end": mine["action"].get("end"),
                 "same": d["best"] == d["played"],
                 "points_now": d["points_now"],
                 "missed_now": d["missed_now"],
                 "reason": words.decision_reason(d, names),
                 "board": d["board"],
+                "played_board": d["played_board"]
+                if "played_board" in d
+                else boards.get(d["version"]),
             }
         )
     summary = result["summary"]

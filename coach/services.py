@@ -177,9 +177,16 @@ def _option_json(analysis: Analysis, i: int) -> dict[str, Any]:
     }
 
 
+def played_board(view: dict[str, Any], played: Action) -> dict[str, Any] | None:
+    """The board drawing once the seat's move is made (None for the five-doubles choice): the
+    review draws it beside the board after the Shark's move (`board`)."""
+    return board_view_after(view, played) if isinstance(played, Play) else None
+
+
 def judge(view: dict[str, Any], played: Action, analysis: Analysis) -> dict[str, Any]:
     """One decision as the review stores it: every choice, the Shark's, the move played, its
-    cost and mark, and the points it left on the board at once (exact)."""
+    cost and mark, the points it left on the board at once (exact), and the board after each
+    move: the Shark's (`board`) and the seat's own (`played_board`)."""
     best = analysis.best
     mine = analysis.index_of(played)
     options = analysis.options
@@ -208,6 +215,7 @@ def judge(view: dict[str, Any], played: Action, analysis: Analysis) -> dict[str,
         "swing": round(options[best].estimate - worst, 2),
         "kept": round(options[mine].estimate - worst, 2),
         "board": board,
+        "played_board": played_board(view, played),
         "scores": list(view["scores"]),
         "target": view["settings"]["target"],
     }

@@ -399,7 +399,9 @@ def review_strings() -> dict[str, str]:
         "no_decision": gettext(
             "No decision of yours at this step. Step to one with Previous and Next decision."
         ),
-        "alt_title": gettext("The Shark's move on the board: {move}"),
+        "board_yours": gettext("Your play: {move}"),
+        "board_sharks": gettext("The Shark's play: {move}"),
+        "board_same": gettext("Your play, and the Shark's too: {move}"),
         "mark_count": gettext("{label}: {n}"),
         "error": gettext("The review could not be asked for. Try again."),
     }

@@ -60,7 +60,7 @@ class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
 
 @admin.register(Good)
 class GoodAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
-    list_display = ["__str__", "name_es", "price", "in_stock", "position"]
+    list_display = ["__str__", "icon", "name_es", "price", "in_stock", "position"]
     list_editable = ["in_stock", "position"]
     list_filter = ["in_stock"]
     search_fields = ["name", "name_es"]

@@ -108,7 +108,9 @@ class Good(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.icon} {self.label}".strip()
+        # The name alone: the icon is an emoji, a box on a device without an emoji font. Pages
+        # draw it instead (ledger/templatetags/goods.py); words never carry it.
+        return self.label
 
     @property
     def label(self) -> str:

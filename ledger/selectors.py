@@ -22,6 +22,7 @@ from ledger.services import (
     BOOKS,
     DOLLARS,
     Unit,
+    amount_parts,
     amount_text,
     amounts_text,
     good_unit,
@@ -120,7 +121,8 @@ def history_of(user: Any) -> QuerySet[Posting]:
 class HistoryRow:
     posting: Posting
     what: str
-    changes: list[tuple[str, int]] = field(default_factory=list)
+    changes: list[tuple[str, int, Good | None]] = field(default_factory=list)
+    """Each change: its amount in words, signed, and its good (drawn beside the words)."""
     game_url: str | None = None
     note: str = ""
 
@@ -129,7 +131,11 @@ def history_rows(postings: Iterable[Posting], user: Any) -> list[HistoryRow]:
     rows = []
     for posting in postings:
         changes = [
-            (amount_text((e.currency, e.good_id), abs(e.amount), _goods_of([e])), e.amount)
+            (
+                amount_text((e.currency, e.good_id), abs(e.amount), _goods_of([e])),
+                e.amount,
+                e.good if e.good_id else None,
+            )
             for e in getattr(posting, "own_entries", [])
         ]
         game_url = (
@@ -240,6 +246,12 @@ class StakeView:
         if self.kind == "none":
             return _("No stake")
         return amounts_text(self.stake, self.goods)
+
+    @property
+    def parts(self) -> list[tuple[Good | None, str]]:
+        """The stake as `text` says it, one amount at a time with its good: the page draws the
+        good's icon beside its words (`{% good_icon %}`); empty with no stake."""
+        return amount_parts(self.stake, self.goods)
 
     @property
     def label(self) -> str:

@@ -117,19 +117,35 @@ class NotCovered(LedgerError):
 
 
 def amount_text(unit: Unit, amount: int, goods: dict[int, Good] | None = None) -> str:
-    """`12 Dollars`, `1 book`, `2 x 🍜 Soup` (a multiplication sign), in the reader's language."""
+    """`12 Dollars`, `1 book`, `2 x Soup` (a multiplication sign), in the reader's language:
+    names only, never the good's emoji icon (a box without an emoji font; pages draw it,
+    `goods.good_icon`)."""
     currency, good_id = unit
     if currency == Currency.DOLLARS:
         return ngettext("%(n)s Dollar", "%(n)s Dollars", amount) % {"n": amount}
     if currency == Currency.BOOKS:
         return ngettext("%(n)s book", "%(n)s books", amount) % {"n": amount}
     good = (goods or {}).get(good_id or 0) or Good.objects.filter(pk=good_id).first()
-    return f"{amount}{TIMES}{good if good is not None else '?'}"
+    return f"{amount}{TIMES}{good.label if good is not None else '?'}"
 
 
 def amounts_text(amounts: dict[Unit, int], goods: dict[int, Good] | None = None) -> str:
-    parts = [amount_text(unit, n, goods) for unit, n in sorted(amounts.items(), key=_unit_order)]
-    return ", ".join(parts)
+    return ", ".join(text for _good, text in amount_parts(amounts, goods))
+
+
+def amount_parts(
+    amounts: dict[Unit, int], goods: dict[int, Good] | None = None
+) -> list[tuple[Good | None, str]]:
+    """Each amount in words with its good (None for Dollars and books), in `amounts_text`'s
+    order: for a page that draws each good's icon beside its words."""
+    goods = dict(goods or {})
+    missing = [u[1] for u in amounts if u[1] is not None and u[1] not in goods]
+    if missing:
+        goods.update(Good.objects.in_bulk(missing))
+    return [
+        (goods.get(unit[1]) if unit[1] is not None else None, amount_text(unit, n, goods))
+        for unit, n in sorted(amounts.items(), key=_unit_order)
+    ]
 
 
 def _unit_order(item: tuple[Unit, int]) -> tuple[int, int]:

@@ -44,8 +44,9 @@ class StakeRefused(Exception):
 
 
 class StakeShown(Protocol):
-    """A table's stake as the lobby and the table page show it (the templates read its words:
-    `text`, `label`, `needed_text`, `skunk_text`, `pot_text(players)`)."""
+    """A table's stake as the lobby and the table page show it (the keeper's templates read its
+    words: `text`, `label`, `needed_text`, `skunk_text`, `pot_text(players)`, and `parts`, each
+    amount with its good, to draw the good's icon)."""
 
     kind: str  # "dollars", "canteen", "workout" or "none"
 

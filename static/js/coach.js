@@ -1,6 +1,7 @@
 // Dominologist: the coach. On a game's page, the player's review in the replay (ask for it,
-// follow its progress, step through the decisions with the better move drawn on a board); at a
-// practice table, the Hint button. No dependencies, no build step.
+// follow its progress, step through the decisions with the board after the move played beside
+// the board after the Shark's); at a practice table, the Hint button. No dependencies, no build
+// step.
 
 import { canonicalBone, renderBoard } from "./board.js";
 import { el, readJson } from "./dom.js";
@@ -145,6 +146,7 @@ function setupReview(root) {
       }),
     );
     body.hidden = false;
+    dockNav();
     const api = replay();
     if (api) bindFrames(api);
     root.dataset.ready = "true";
@@ -214,19 +216,34 @@ function setupReview(root) {
     for (const r of d.reason) reasons.append(el("li", {}, r));
     lines.push(reasons);
     words.replaceChildren(...lines);
-    if (!d.same && d.board) {
-      alt.hidden = false;
-      root.querySelector("#review-alt-title").textContent = t("alt_title", { move: d.best });
-      drawAlt(d);
-    } else {
-      alt.hidden = true;
-    }
+    showBoards(d);
   }
 
-  function drawAlt(d) {
-    const svg = root.querySelector("#review-board");
-    renderBoard(svg, d.board, {
-      lastBone: d.best_bone ? canonicalBone(d.best_bone) : null,
+  /** The board after the player's move beside the board after the Shark's, each labelled, its
+   * bone glowing; one board when the Shark would have played the same; none for the five-doubles
+   * choice. */
+  function showBoards(d) {
+    const alt = root.querySelector("#review-alt");
+    const yours = d.played_board || null;
+    const sharks = !d.same && d.board ? d.board : null;
+    alt.hidden = !yours && !sharks;
+    if (alt.hidden) return;
+    alt.dataset.same = String(Boolean(d.same));
+    root.querySelector("#review-yours").hidden = !yours;
+    root.querySelector("#review-sharks").hidden = !sharks;
+    root.querySelector("#review-yours-title").textContent = t(d.same ? "board_same" : "board_yours", { move: d.played });
+    root.querySelector("#review-sharks-title").textContent = sharks ? t("board_sharks", { move: d.best }) : "";
+    drawBoards(d);
+  }
+
+  function drawBoards(d) {
+    if (d.played_board) drawBoard(root.querySelector("#review-board-yours"), d.played_board, d.played_bone);
+    if (!d.same && d.board) drawBoard(root.querySelector("#review-board"), d.board, d.best_bone);
+  }
+
+  function drawBoard(svg, board, bone) {
+    renderBoard(svg, board, {
+      lastBone: bone ? canonicalBone(bone) : null,
       t: (key, params) => (gameStrings[key] != null ? fmt(gameStrings[key], params) : null),
       unit: window.dominologistReplay?.unit || 5,
     });
@@ -235,6 +252,34 @@ function setupReview(root) {
       g.removeAttribute("aria-disabled");
       g.setAttribute("role", "img");
     }
+  }
+
+  /** Previous and Next decision stay in sight (docked at the bottom of the window) once the
+   * replay is reached, so a phone need not scroll back up to step on; the page is padded by the
+   * bar's height so it covers nothing (coach.css reads --review-nav-h). */
+  function dockNav() {
+    const nav = root.querySelector("#review-nav");
+    const html = document.documentElement;
+    if (!nav || nav.dataset.docking) return;
+    nav.dataset.docking = "true";
+    const measure = () => html.style.setProperty("--review-nav-h", `${Math.ceil(nav.getBoundingClientRect().height)}px`);
+    const dock = (on) => {
+      if (nav.classList.contains("docked") === on) return;
+      nav.classList.toggle("docked", on);
+      html.classList.toggle("review-docked", on);
+      if (on) measure();
+    };
+    if ("ResizeObserver" in window) {
+      new ResizeObserver(() => {
+        if (nav.classList.contains("docked")) measure();
+      }).observe(nav);
+    }
+    if (!("IntersectionObserver" in window)) {
+      dock(true);
+      return;
+    }
+    // Docked while the replay is in sight or scrolled past (the list of hands below it).
+    new IntersectionObserver(([entry]) => dock(entry.isIntersecting || entry.boundingClientRect.top < 0)).observe(replayRoot || root);
   }
 
   form?.addEventListener("submit", ask);
@@ -260,7 +305,7 @@ function setupReview(root) {
   window.addEventListener("resize", () => {
     cancelAnimationFrame(resizeFrame);
     resizeFrame = requestAnimationFrame(() => {
-      if (current >= 0 && !decisions[current].same && decisions[current].board) drawAlt(decisions[current]);
+      if (current >= 0 && !root.querySelector("#review-alt").hidden) drawBoards(decisions[current]);
     });
   });
 

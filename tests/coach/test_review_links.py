@@ -1,6 +1,6 @@
 """The Shark's review is offered wherever a player's games are listed (the profile's games,
 My games) for the games the reader played, and in the game-over dialog (the browser test in
-tests/e2e/test_review_links_browser.py)."""
+tests/e2e/test_game_over_browser.py)."""
 
 from __future__ import annotations
 
