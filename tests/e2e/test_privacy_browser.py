@@ -61,7 +61,7 @@ def test_download_and_close_by_keyboard(
     page.get_by_label("Your password").fill("not-it")
     page.get_by_label("I understand that closing my account").check()
     page.get_by_label("Your password").press("Enter")
-    page.wait_for_selector("#id_password_errors")
+    page.wait_for_selector("#id_password_error")
     assert page.get_by_text("That is not your password.").is_visible()
     assert page.get_by_label("I understand that closing my account").is_checked()
     screenshot(page, f"privacy-close-{width}")

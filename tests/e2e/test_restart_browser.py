@@ -95,8 +95,25 @@ def two_servers(transactional_db: None, tmp_path: Path) -> Iterator[tuple[list[A
             end_process(server)
 
 
+#: Counts the drops of the notices socket (a move is not one).
+WATCH_NOTICES = """() => {
+  window.noticesDropped = 0;
+  document.addEventListener("dominologist:notices-closed", () => { window.noticesDropped += 1; });
+}"""
+
+#: Counts the drops of the lobby socket (a move is not one).
+WATCH_LOBBY = """() => {
+  let ready = window.lobbyReady;
+  window.lobbyDropped = 0;
+  Object.defineProperty(window, "lobbyReady", {
+    get: () => ready,
+    set: (value) => { if (!value) window.lobbyDropped += 1; ready = value; },
+  });
+}"""
+
+
 def test_a_drained_server_moves_its_pages_with_no_pause(
-    two_servers: tuple[list[Any], Proxy], new_page: Any, alice: Any, bob: Any
+    two_servers: tuple[list[Any], Proxy], new_page: Any, alice: Any, bob: Any, make_user: Any
 ) -> None:
     servers, proxy = two_servers
     url = f"http://localhost:{proxy.port}"
@@ -110,6 +127,13 @@ def test_a_drained_server_moves_its_pages_with_no_pause(
         pages[name].goto(f"{url}/tables/{table.pk}/")
         pages[name].wait_for_function("window.wsReady === true")
         pages[name].evaluate(WATCH_BANNER)
+        pages[name].wait_for_function("window.noticesReady === true")
+        pages[name].evaluate(WATCH_NOTICES)
+    lobby = new_page("phone")
+    log_in(lobby, url, make_user("Carol"))
+    lobby.goto(f"{url}/lobby/")
+    lobby.wait_for_function("window.lobbyReady === true")
+    lobby.evaluate(WATCH_LOBBY)
 
     servers[0].terminate()  # SIGTERM: drained
 
@@ -133,3 +157,11 @@ def test_a_drained_server_moves_its_pages_with_no_pause(
     for page in pages.values():
         assert page.evaluate("window.bannerTexts") == []
         assert page.locator("#conn-banner").inner_text().strip() == ""
+        # The notices socket moved too, never dropped (the drained server has no socket left).
+        assert page.evaluate("window.noticesDropped") == 0
+        assert page.evaluate("window.noticesReady") is True
+
+    # So did the lobby's: a table opened now shows in its list, with no reload.
+    assert lobby.evaluate("window.lobbyDropped") == 0
+    opened = services.table_create(host=make_user("Dave"), mode="citizen", players=2)
+    lobby.wait_for_selector(f'#lobby-list [data-table="{opened.pk}"]')
