@@ -407,9 +407,12 @@ export function startTable(app) {
       wire(ws);
       if (!state.pingTimer) startPing();
       handle(msg);
-      // Closed once it has answered what was sent on it (a move in flight), or at once.
-      if (state.pending) setTimeout(() => old.close(MOVED_CLOSE), 2000);
-      else old.close(MOVED_CLOSE);
+      // Closed once it has answered what was sent on it (a move in flight: 2 s at most).
+      const closeOld = (tries) => {
+        if (!state.pending || tries >= 20) old.close(MOVED_CLOSE);
+        else setTimeout(() => closeOld(tries + 1), 100);
+      };
+      closeOld(0);
     });
     ws.addEventListener("close", () => {
       if (state.next !== ws) return;

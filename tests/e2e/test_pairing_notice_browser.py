@@ -1,6 +1,7 @@
 """In a real browser: a player waiting in a "Play now" pool reads another page meanwhile. When
 the pool seats them, that page says so at once: a card with the table and a live countdown to
-the Ready time, the tab's title marked; and the table page counts the time down too."""
+the Ready time, the tab's title marked, the turn sound; and the table page counts the time down
+too."""
 
 from __future__ import annotations
 
@@ -13,6 +14,18 @@ from tests.e2e.conftest import log_in, screenshot
 
 CELL = "Citizen, 1 on 1"
 
+#: Counts the tones the page's sounds make (static/js/sounds.js draws each with an oscillator).
+COUNT_TONES = """
+window.tonesPlayed = 0;
+if (window.AudioContext) {
+  const make = AudioContext.prototype.createOscillator;
+  AudioContext.prototype.createOscillator = function () {
+    window.tonesPlayed += 1;
+    return make.call(this);
+  };
+}
+"""
+
 
 def test_a_player_on_another_page_is_told_the_table_is_ready(
     live_server_url: str, new_page: Any, alice: Any, bob: Any
@@ -23,9 +36,12 @@ def test_a_player_on_another_page_is_told_the_table_is_ready(
         page.set_viewport_size({"width": width, "height": height})
         log_in(page, url, alice)
         services.pool_join(user=alice, cell=cell_parse("citizen:1v1:0"))
-        # Alice reads the rules while she waits: no waiting panel on this page.
+        # Alice reads the rules while she waits: no waiting panel on this page. She has touched
+        # the page (a browser plays no sound before that), and her sounds are on (the default).
+        page.add_init_script(COUNT_TONES)
         page.goto(url + "/rules/")
         page.wait_for_function("window.noticesReady === true")
+        page.keyboard.press("Shift")
         title = page.title()
         other = new_page("desktop")
         log_in(other, url, bob)
@@ -41,6 +57,8 @@ def test_a_player_on_another_page_is_told_the_table_is_ready(
         card.wait_for()
         assert "Your table is ready" in card.inner_text()
         assert page.title().startswith("(!) Your table is ready")
+        page.wait_for_function("window.tonesPlayed > 0")  # the turn sound, once
+        assert page.evaluate("window.tonesPlayed") == 1  # one notice, one sound
         countdown = card.locator("[data-expires]")
         first = countdown.inner_text()
         assert re.fullmatch(r"0:[0-3]\d", first), first
