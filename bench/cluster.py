@@ -341,6 +341,10 @@ class Fleet:
         self.pg_data = self.tmp / "pg" / "data"
         self.stats_socket = self.tmp / "haproxy.sock"
         self.serve = (ROOT / "dominoes_site" / "serve.py").exists()
+        # A daphne may start beside the one it replaces, on its address (SO_REUSEPORT)
+        self.reuse_port = (
+            self.serve and "REUSE_PORT" in (ROOT / "dominoes_site" / "serve.py").read_text()
+        )
         self.secret = os.urandom(32).hex()
         self.env = self._env()
 
@@ -526,7 +530,25 @@ class Fleet:
 
     def start_daphne(self, name: str) -> None:
         _, node, port = next(d for d in self.daphnes if d[0] == name)
-        self.spawn(name, node, self.daphne_command(node, port), self.node_env(node))
+        env = self.node_env(node)
+        if self.reuse_port:
+            env["DAPHNE_REUSE_PORT"] = "1"  # docs/deploy.md: each daphne's address, shared
+        self.spawn(name, node, self.daphne_command(node, port), env)
+
+    def wait_listening(self, name: str, seconds: float = 90) -> None:
+        """Until the daphne process now named `name` listens on its address (another one, the
+        one it replaces, may listen there too)."""
+        _, node, port = next(d for d in self.daphnes if d[0] == name)
+        process = self.procs[name]
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and process.poll() is None:
+            found = self.run(
+                node, ["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True
+            ).stdout
+            if f"pid={process.pid}," in found:
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"{name} (pid {process.pid}) is not listening on port {port}")
 
     def wait_daphne(self, name: str, seconds: float = 90) -> None:
         _, node, port = next(d for d in self.daphnes if d[0] == name)
@@ -1637,16 +1659,25 @@ async def thread(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 async def scenario_rolling(fleet: Fleet, load: Load, out: dict[str, Any]) -> float:
-    """Every daphne in turn: put in maintenance at the proxy, SIGTERM (drained), started again,
-    made ready at the proxy, and the next only once HAProxy sees it UP."""
+    """Every daphne in turn, as docs/deploy.md's rolling deploy: the new daphne started beside
+    it on its address (SO_REUSEPORT), listening, then the old one SIGTERMed (drained: its
+    sockets move to the new one, where the proxy's routing sends them); the next only once
+    HAProxy sees it UP. (On a tree without SO_REUSEPORT: put in maintenance at the proxy,
+    SIGTERMed, started again, made ready.)"""
     drains = []
+    handover = fleet.reuse_port
+    out["procedure"] = "handover (SO_REUSEPORT)" if handover else "maintenance, restart"
     for index, (name, _, _) in enumerate(fleet.daphnes, start=1):
         process = fleet.procs[name]
         before = fleet.table_sockets_by_daphne()
-        # docs/deploy.md's rolling deploy: out of the proxy's rotation first (existing sockets
-        # stay), so no new connection meets the closed port and HAProxy's 1 s retry turn-around
-        fleet.haproxy(f"set server web/web{index} state maint")
-        fleet.haproxy(f"set server tables/web{index} state maint")
+        if handover:
+            fleet.start_daphne(name)  # the new one: fleet.procs[name] from here on
+            await thread(fleet.wait_listening, name)
+        else:
+            # out of the proxy's rotation first (existing sockets stay), so no new connection
+            # meets the closed port and HAProxy's 1 s retry turn-around
+            fleet.haproxy(f"set server web/web{index} state maint")
+            fleet.haproxy(f"set server tables/web{index} state maint")
         stopped = time.monotonic()
         process.send_signal(signal.SIGTERM)
         try:
@@ -1655,10 +1686,11 @@ async def scenario_rolling(fleet: Fleet, load: Load, out: dict[str, Any]) -> flo
             code = None
             process.kill()
         took = time.monotonic() - stopped
-        fleet.start_daphne(name)
-        await thread(fleet.wait_daphne, name)
-        fleet.haproxy(f"set server web/web{index} state ready")
-        fleet.haproxy(f"set server tables/web{index} state ready")
+        if not handover:
+            fleet.start_daphne(name)
+            await thread(fleet.wait_daphne, name)
+            fleet.haproxy(f"set server web/web{index} state ready")
+            fleet.haproxy(f"set server tables/web{index} state ready")
         up = await thread(fleet.wait_up, [name])
         drains.append(
             {

@@ -24,6 +24,13 @@ SIGINT the server is drained instead of dropped:
 
 A second signal during a drain stops the server at once.
 
+With `DAPHNE_REUSE_PORT=1` a TCP address is listened on with SO_REUSEPORT, so a new daphne
+can start on the address of the one it replaces before that one is drained: once the
+old one stops listening, the kernel gives every new connection to the new one, and a drained
+socket that moves comes back to the same address, to a table's own daphne as the proxy routes
+it (docs/deploy.md, "A rolling deploy"). A Unix socket's path cannot be shared: there the
+drained sockets go to the other daphnes.
+
 daphne's own handling of SIGTERM is Twisted's: stop the reactor, cancel every application
 instance (no consumer's `disconnect` runs, so presence is left to the sweep) and drop every
 connection, which the page sees as 1006 and meets with its back-off.
@@ -37,14 +44,17 @@ from daphne.server import Server  # isort:skip
 import json
 import logging
 import os
+import re
 import signal
+import socket
 import sys
 import time
 from typing import Any
 
+import daphne.server as daphne_server
 from daphne.cli import CommandLineInterface
 from daphne.ws_protocol import WebSocketProtocol
-from twisted.internet import reactor
+from twisted.internet import endpoints, reactor
 
 from dominoes_site import draining
 
@@ -73,6 +83,56 @@ STEP_SECONDS = 0.05
 BACKLOG = int(os.environ.get("DAPHNE_BACKLOG") or 1024)
 
 
+#: Whether a TCP address is listened on with SO_REUSEPORT (env DAPHNE_REUSE_PORT=1; off by
+#: default, so that a second server started by mistake on a port in use fails as usual): a new
+#: daphne can then be started on the address of the one it replaces, before that one is
+#: drained, so that the drained sockets move to the new daphne on the same address and the
+#: proxy's routing (a table's sockets on one daphne) stays as it was.
+REUSE_PORT = os.environ.get("DAPHNE_REUSE_PORT", "0") in ("1", "true", "yes")
+
+_TCP = re.compile(r"^tcp:port=(?P<port>\d+):interface=(?P<host>(?:\\:|[^:])+)(?P<rest>(?::.*)?)$")
+
+
+def reusable(endpoint: str, backlog: int = BACKLOG) -> tuple[str, socket.socket | None]:
+    """A TCP endpoint description as a listening socket made here with SO_REUSEPORT (and the
+    backlog), described as `adopted:` (`server_from_string`); anything else as it was, with
+    no socket.
+    The socket is the caller's to close once the server has adopted it (Twisted keeps a copy)."""
+    found = _TCP.match(endpoint)
+    if not found or not hasattr(socket, "SO_REUSEPORT"):
+        return endpoint, None
+    host = found["host"].replace("\\:", ":")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        listener.bind((host, int(found["port"])))
+        listener.listen(backlog)
+        listener.setblocking(False)
+    except OSError:
+        listener.close()
+        raise
+    domain = "INET6" if family == socket.AF_INET6 else "INET"
+    return f"adopted:fileno={listener.fileno()}:domain={domain}", listener
+
+
+_ADOPTED = re.compile(r"^adopted:fileno=(?P<fileno>\d+):domain=(?P<domain>INET6?)$")
+
+
+def server_from_string(reactor: Any, description: str) -> Any:
+    """Twisted's `serverFromString`, and `adopted:fileno=N:domain=INET` (a listening socket made
+    here, `reusable`) as an adopted stream port (Twisted has no such string of its own)."""
+    found = _ADOPTED.match(description)
+    if found is None:
+        return endpoints.serverFromString(reactor, description)
+    family = getattr(socket, "AF_" + found["domain"])
+    return endpoints.AdoptedStreamServerEndpoint(reactor, int(found["fileno"]), family)
+
+
+daphne_server.serverFromString = server_from_string  # what daphne's run() listens with
+
+
 def with_backlog(endpoint: str, backlog: int = BACKLOG) -> str:
     """A Twisted endpoint description with a listen backlog (TCP and Unix sockets), unless it
     names one itself."""
@@ -87,7 +147,15 @@ class DrainingServer(Server):  # type: ignore[misc]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.endpoints = [with_backlog(e) for e in self.endpoints]
+        self.adopted: list[socket.socket] = []  # listening sockets made here, until adopted
+        endpoints = []
+        for endpoint in self.endpoints:
+            if REUSE_PORT:
+                endpoint, listener = reusable(endpoint)
+                if listener is not None:
+                    self.adopted.append(listener)
+            endpoints.append(with_backlog(endpoint))
+        self.endpoints = endpoints
         self.ports: list[Any] = []
         self.draining_since: float | None = None
         self.told: dict[WebSocketProtocol, float] = {}  # when each was told to move
@@ -103,6 +171,7 @@ class DrainingServer(Server):  # type: ignore[misc]
         if install:
             for signum in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(signum, self._on_signal)
+        reactor.callWhenRunning(self._close_adopted)  # every endpoint is listening by then
         super().run()
 
     def _on_signal(self, signum: int, frame: Any) -> None:
@@ -112,6 +181,12 @@ class DrainingServer(Server):  # type: ignore[misc]
     def listen_success(self, port: Any) -> None:
         super().listen_success(port)
         self.ports.append(port)
+
+    def _close_adopted(self) -> None:
+        # Twisted listens on a copy of an adopted socket: the original must go, or the kernel
+        # would go on queueing connections to it once this server stops listening.
+        while self.adopted:
+            self.adopted.pop().close()
 
     def drain(self, why: str = "drain") -> None:
         if self.draining_since is not None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import re
 import signal
+import socket
 import subprocess
 import time
 from datetime import timedelta
@@ -324,3 +326,79 @@ def test_the_server_listens_with_a_deep_backlog(tmp_path: Path) -> None:
     finally:
         end_process(server)
     assert listing[0] == "LISTEN" and listing[2] == "777", listing
+
+
+def listening_pids(port: int) -> set[int]:
+    """The processes listening on 127.0.0.1:`port` (from `ss`)."""
+    out = subprocess.run(
+        ["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True, check=True
+    ).stdout
+    return {int(pid) for pid in re.findall(r"pid=(\d+)", out)}
+
+
+def test_a_tcp_endpoint_is_listened_on_with_reuse_port() -> None:
+    endpoint, listener = serve.reusable("tcp:port=0:interface=127.0.0.1", backlog=16)
+    assert listener is not None
+    try:
+        assert endpoint == f"adopted:fileno={listener.fileno()}:domain=INET"
+        assert listener.getsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT) == 1
+    finally:
+        listener.close()
+    v6, listener6 = serve.reusable(r"tcp:port=0:interface=\:\:1")
+    if listener6 is not None:  # (a machine without IPv6 refuses the bind)
+        listener6.close()
+        assert v6.endswith(":domain=INET6")
+    assert serve.reusable("unix:/run/dominoes/daphne-1.sock") == (
+        "unix:/run/dominoes/daphne-1.sock",
+        None,
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_server_on_the_same_address_takes_the_drained_sockets(
+    alice: Any, bob: Any, tmp_path: Path
+) -> None:
+    """docs/deploy.md's rolling deploy: the new daphne starts on the old one's address (both
+    listen with SO_REUSEPORT), then the old one is drained. The socket told to move opens its
+    new socket to the same address, and the new daphne answers it; nothing is refused, and the
+    old daphne exits cleanly."""
+    table = started(alice, bob)
+    cookie = cookie_for(alice)
+    port = free_port()
+    both = {"DAPHNE_REUSE_PORT": "1"}
+    old = serve_process(port, tmp_path / "old.log", both)
+    new = None
+    try:
+        new = serve_process(port, tmp_path / "new.log", both)
+        # (its /healthz may have been answered by the old one: wait for it to listen)
+        deadline = time.monotonic() + 60
+        while new.pid not in listening_pids(port) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert listening_pids(port) == {old.pid, new.pid}
+
+        async def go() -> tuple[dict[str, Any], dict[str, Any], int | None]:
+            mine = await open_socket(port, table.pk, cookie)
+            seq = (await hello(mine, None))["seq"]
+            old.send_signal(signal.SIGTERM)
+            told = json.loads(await asyncio.wait_for(mine.recv(), 30))
+            again = await open_socket(port, table.pk, cookie)  # the same address
+            resumed = await hello(again, seq)
+            await mine.close()
+            exited = await asyncio.to_thread(old.wait, EXIT_WITHIN_SECONDS)
+            # The old daphne is gone: what answers now is the new one.
+            await again.send(json.dumps({"type": "ping"}))
+            pong = json.loads(await asyncio.wait_for(again.recv(), 30))
+            await again.close()
+            assert pong["type"] == "pong"
+            return told, resumed, exited
+
+        told, resumed, exited = asyncio.run(go())
+        assert listening_pids(port) == {new.pid}
+    finally:
+        end_process(old)
+        if new is not None:
+            end_process(new)
+    log = (tmp_path / "old.log").read_text()
+    assert told["type"] == "reconnect"
+    assert resumed["type"] == "resume"
+    assert exited == 0 and "Traceback" not in log, log[-3000:]
