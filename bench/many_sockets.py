@@ -203,6 +203,7 @@ class Sock:
         "errors",
         "heard",
         "kind",
+        "last",
         "lobby_ids",
         "pong",
         "retries",
@@ -239,6 +240,7 @@ class Sock:
         self.alive = False
         self.t_start = self.t_open = self.t_snap = 0.0
         self.types: Counter[str] = Counter()
+        self.last: dict[str, float] = {}  # when each kind of message came last
         self.retries = 0
         self.snap_at = 0.0  # the latest snapshot or resume
 
@@ -283,6 +285,7 @@ async def _read(s: Sock) -> None:
             message = json.loads(raw)
             kind = message.get("type")
             s.types[kind] += 1
+            s.last[str(kind)] = t
             if kind in ("snapshot", "resume", "update"):
                 seq = message.get("seq", -1)
                 game = message.get("game")
@@ -582,8 +585,11 @@ async def _client(conn: Any, plan: dict[str, Any], opts: dict[str, Any]) -> None
             }))  # fmt: skip
         elif what == "verify":
             _, probe_table, token, timeout = message
-            deadline = time.monotonic() + timeout
+            began = time.monotonic()
+            deadline = began + timeout
             deaf = Counter()
+            # What a deaf socket did hear after the check began, and whether it is still open.
+            heard_since: Counter[str] = Counter()
             for s in socks:
                 if s.kind == "lobby":
                     ok = await _until(s, lambda s=s, p=probe_table: p in s.lobby_ids, deadline)
@@ -593,7 +599,11 @@ async def _client(conn: Any, plan: dict[str, Any], opts: dict[str, Any]) -> None
                     continue
                 if not ok:
                     deaf[_where(s, opts)] += 1
-            conn.send(("verified", {"deaf": deaf}))
+                    heard_since["open" if s.alive else "closed"] += 1
+                    for kind, at in s.last.items():
+                        if at >= began:
+                            heard_since[f"{s.kind}:{kind}"] += 1
+            conn.send(("verified", {"deaf": deaf, "deaf_heard_since": heard_since}))
         elif what == "play":  # the final: steady pace on this process's table, if it has one
             _, start, seconds, interval = message
             moves: list[tuple[int, float]] = []
@@ -997,6 +1007,7 @@ def run_mix(args: argparse.Namespace, stack: ws_load.Stack, setup: dict[str, Any
             "table_sockets_checked": sum(c["table_sockets_checked"] for c in checked),
             "dead": dead,
             "deaf": deaf,
+            "deaf_heard_since": _merge([v.get("deaf_heard_since", {}) for v in verified]),
             "dead_total": sum(dead.values()),
             "deaf_total": sum(deaf.values()),
             "alive_at_close": _merge([c["alive"] for c in closed]),
