@@ -45,6 +45,7 @@ function connect(delay = 1000, again = false, replacing = null) {
   let opened = false;
   let retired = false; // closed by this page after moving to another socket
   let moving = false;
+  let closed = false;
   socket.addEventListener("open", () => {
     opened = true;
     window.lobbyReady = true;
@@ -59,11 +60,25 @@ function connect(delay = 1000, again = false, replacing = null) {
     else if (message.type === "watchers") showWatchers(message.tables);
     else if (message.type === "reconnect" && !moving) {
       moving = true;
-      connect(1000, false, { retire: () => ((retired = true), socket.close(1000)) });
+      connect(1000, false, {
+        retire: () => ((retired = true), socket.close(1000)),
+        // this one reconnects as usual when it closes, or now if it has closed already
+        failed: () => {
+          moving = false;
+          if (closed) setTimeout(() => connect(1000, true), Math.random() * 1000);
+        },
+      });
     }
   });
   socket.addEventListener("close", (event) => {
-    // Moved: the new socket is open, or on its way (and retries by itself if it fails).
+    closed = true;
+    // A socket opened to move to that failed: the old one goes on as before (its server
+    // closes it with 1012 soon, and it reconnects then).
+    if (replacing && !opened) {
+      replacing.failed();
+      return;
+    }
+    // Moved: the new socket is open, or on its way.
     if (retired || moving) return;
     window.lobbyReady = false;
     if (event.code === RESTART_CLOSE && opened) {

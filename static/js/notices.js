@@ -51,6 +51,7 @@ function connect(delay = 1000, replacing = null) {
   let pinger = null;
   let retired = false; // closed by this page after moving to another socket
   let moving = false;
+  let closed = false;
   socket.addEventListener("message", (event) => {
     const message = JSON.parse(event.data);
     if (message.server_time) serverOffset = message.server_time - Date.now();
@@ -65,7 +66,14 @@ function connect(delay = 1000, replacing = null) {
       // Its server is restarting: a new socket first, then this one closes (no pause).
       if (!moving) {
         moving = true;
-        connect(1000, { retire: () => ((retired = true), socket.close(1000)) });
+        connect(1000, {
+          retire: () => ((retired = true), socket.close(1000)),
+          // this one reconnects as usual when it closes, or now if it has closed already
+          failed: () => {
+            moving = false;
+            if (closed) setTimeout(() => connect(1000), Math.random() * 1000);
+          },
+        });
       }
     } else if (message.type === "watching" || message.type === "resync") {
       // resync: notices may have been lost on the way (the server's Redis restarted): the page
@@ -79,7 +87,14 @@ function connect(delay = 1000, replacing = null) {
   });
   socket.addEventListener("close", (event) => {
     clearInterval(pinger);
-    // Moved: the new socket is open, or on its way (and retries by itself if it fails).
+    closed = true;
+    // A socket opened to move to that failed: the old one, still open, goes on as before (its
+    // server closes it with 1012 soon, and it reconnects then; a 4009 here was the one too many).
+    if (replacing && !greeted) {
+      replacing.failed();
+      return;
+    }
+    // Moved: the new socket is open, or on its way.
     if (retired || moving) return;
     const wasOpen = window.noticesReady;
     window.noticesReady = false;

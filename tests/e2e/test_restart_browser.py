@@ -165,3 +165,38 @@ def test_a_drained_server_moves_its_pages_with_no_pause(
     assert lobby.evaluate("window.lobbyDropped") == 0
     opened = services.table_create(host=make_user("Dave"), mode="citizen", players=2)
     lobby.wait_for_selector(f'#lobby-list [data-table="{opened.pk}"]')
+
+
+def test_a_move_that_cannot_be_made_ends_in_a_reconnect(
+    two_servers: tuple[list[Any], Proxy], new_page: Any, alice: Any, bob: Any, make_user: Any
+) -> None:
+    """No other server takes the new sockets while the first one drains (the proxy has nowhere
+    to send them): the moves fail, the drained server closes the sockets with 1012, and the
+    pages reconnect the usual way, table, notices and lobby alike, once a server is there."""
+    servers, proxy = two_servers
+    ports = list(proxy.backends)
+    proxy.backends = ports[:1]  # the second server is not behind the proxy yet
+    url = f"http://localhost:{proxy.port}"
+    table = services.table_create(host=alice, mode="citizen", players=2)
+    services.seat_take(table_id=table.pk, user=bob, number=1)
+    for user in (alice, bob):
+        services.seat_ready(table_id=table.pk, user=user, ready=True)
+    page = new_page("desktop")
+    log_in(page, url, alice)
+    page.goto(f"{url}/tables/{table.pk}/")
+    page.wait_for_function("window.wsReady === true && window.noticesReady === true")
+    lobby = new_page("phone")
+    log_in(lobby, url, make_user("Carol"))
+    lobby.goto(f"{url}/lobby/")
+    lobby.wait_for_function("window.lobbyReady === true")
+    lobby.evaluate(WATCH_LOBBY)
+
+    servers[0].terminate()  # drained, with nowhere to move to
+    assert servers[0].wait(timeout=15) == 0
+    page.wait_for_function("window.wsReady === false")
+    proxy.backends = ports[1:]  # a server is back at the address
+
+    page.wait_for_function("window.wsReady === true && window.noticesReady === true")
+    lobby.wait_for_function("window.lobbyReady === true")
+    opened = services.table_create(host=make_user("Dave"), mode="citizen", players=2)
+    lobby.wait_for_selector(f'#lobby-list [data-table="{opened.pk}"]')
