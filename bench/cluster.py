@@ -915,24 +915,9 @@ class FleetClient(Client):
         super().__init__(*args, **kwargs)
         self.retired: set[Any] = set()  # sockets this client closed after moving off them
 
-    async def _read(self, ws: Any) -> None:
-        from websockets.exceptions import ConnectionClosed
-
-        try:
-            while True:
-                message = json.loads(await ws.recv())
-                # Once moved, the old socket's last words are only the answers to its requests.
-                if ws is self.ws or message.get("type") in ("ack", "error"):
-                    await self._handle(message)
-        except ConnectionClosed:
-            pass
-        except Exception as exc:  # a bug in this client: say so, never hide it
-            self.tally.n["client_exceptions"] += 1
-            self.tally.incident("client_exception", self, error=repr(exc))
-            self.closing = True
-            ws.transport.abort()
-        finally:
-            self._closed(ws)
+    def _takes(self, ws: Any, message: dict[str, Any]) -> bool:
+        # Once moved, the old socket's last words are only the answers to its requests.
+        return ws is self.ws or message.get("type") in ("ack", "error")
 
     async def _handle(self, message: dict[str, Any]) -> None:
         if message.get("type") == "reconnect":

@@ -674,8 +674,9 @@ class Client:
 
         try:
             while True:
-                raw = await ws.recv()
-                await self._handle(json.loads(raw))
+                message = json.loads(await ws.recv())
+                if self._takes(ws, message):
+                    await self._handle(message)
         except ConnectionClosed:
             pass
         except Exception as exc:  # a bug in this client: say so, never hide it
@@ -685,6 +686,10 @@ class Client:
             ws.transport.abort()
         finally:
             self._closed(ws)
+
+    def _takes(self, ws: Any, message: dict[str, Any]) -> bool:
+        """Whether a message read on `ws` is handled (every one, here)."""
+        return True
 
     def _closed(self, ws: Any) -> None:
         code = int(ws.close_code) if ws.close_code is not None else 1006

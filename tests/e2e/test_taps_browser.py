@@ -25,18 +25,22 @@ def hold(page: Any, selector: str) -> None:
     page.mouse.down()
 
 
+def seated(url: str, new_page: Any, alice: Any, bob: Any, bob_width: str) -> tuple[Any, Any]:
+    """Alice's and Bob's pages at a new one-on-one table where both are seated."""
+    table = services.table_create(host=alice, mode="citizen", players=2)
+    services.seat_take(table_id=table.pk, user=bob, number=1)
+    pages = (new_page("desktop"), new_page(bob_width))
+    for page, user in zip(pages, (alice, bob), strict=True):
+        log_in(page, url, user)
+        page.goto(f"{url}/tables/{table.pk}/")
+        page.wait_for_function("window.wsReady === true")
+    return pages
+
+
 def test_a_tap_on_ready_held_across_an_update_still_counts(
     live_server_url: str, new_page: Any, alice: Any, bob: Any
 ) -> None:
-    url = live_server_url
-    table = services.table_create(host=alice, mode="citizen", players=2)
-    services.seat_take(table_id=table.pk, user=bob, number=1)
-    pages = {"alice": new_page("desktop"), "bob": new_page("phone")}
-    for name, user in (("alice", alice), ("bob", bob)):
-        log_in(pages[name], url, user)
-        pages[name].goto(f"{url}/tables/{table.pk}/")
-        pages[name].wait_for_function("window.wsReady === true")
-    alice_page, bob_page = pages["alice"], pages["bob"]
+    alice_page, bob_page = seated(live_server_url, new_page, alice, bob, "phone")
     ready = ".seat.me .seat-actions button[aria-pressed]"
     alice_page.evaluate(
         "() => { window.readyPresses = 0;"
@@ -64,21 +68,14 @@ def test_a_tap_on_ready_held_across_an_update_still_counts(
 def test_a_bone_held_across_an_update_is_still_chosen(
     live_server_url: str, new_page: Any, alice: Any, bob: Any
 ) -> None:
-    url = live_server_url
-    table = services.table_create(host=alice, mode="citizen", players=2)
-    services.seat_take(table_id=table.pk, user=bob, number=1)
-    pages = {"alice": new_page("desktop"), "bob": new_page("desktop")}
-    for name, user in (("alice", alice), ("bob", bob)):
-        log_in(pages[name], url, user)
-        pages[name].goto(f"{url}/tables/{table.pk}/")
-        pages[name].wait_for_function("window.wsReady === true")
-    for page in pages.values():
+    pages = seated(live_server_url, new_page, alice, bob, "desktop")
+    for page in pages:
         page.locator(".seat.me .seat-actions button[aria-pressed]").click()
-    for page in pages.values():
+    for page in pages:
         page.wait_for_function(f"{STATE}.game && Array.isArray({STATE}.game.hand)")
     # The player to act holds a bone while the other's socket drops: the page draws them away.
-    to_act = pages["alice"].evaluate(f"{STATE}.game.to_act")
-    mover, other = (pages["alice"], pages["bob"]) if to_act == 0 else (pages["bob"], pages["alice"])
+    to_act = pages[0].evaluate(f"{STATE}.game.to_act")
+    mover, other = pages if to_act == 0 else pages[::-1]
     mover.wait_for_selector("#hand .hand-bone.playable")
     bone = mover.locator("#hand .hand-bone.playable").first.get_attribute("data-bone")
     seq = mover.evaluate(f"{STATE}.lastSeq")
