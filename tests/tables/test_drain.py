@@ -367,18 +367,24 @@ def test_a_new_server_on_the_same_address_takes_the_drained_sockets(
     port = free_port()
     both = {"DAPHNE_REUSE_PORT": "1"}
     old = serve_process(port, tmp_path / "old.log", both)
-    new = None
-    try:
+    news: list[subprocess.Popen[bytes]] = []
+
+    def start_new() -> None:
+        """The new server beside the old one (the kernel may give it any new connection)."""
         new = serve_process(port, tmp_path / "new.log", both)
+        news.append(new)
         # (its /healthz may have been answered by the old one: wait for it to listen)
         deadline = time.monotonic() + 60
         while new.pid not in listening_pids(port) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert listening_pids(port) == {old.pid, new.pid}
 
+    try:
+
         async def go() -> tuple[dict[str, Any], dict[str, Any], int | None]:
-            mine = await open_socket(port, table.pk, cookie)
+            mine = await open_socket(port, table.pk, cookie)  # the old server's, the only one
             seq = (await hello(mine, None))["seq"]
+            await asyncio.to_thread(start_new)
             old.send_signal(signal.SIGTERM)
             told = json.loads(await asyncio.wait_for(mine.recv(), 30))
             again = await open_socket(port, table.pk, cookie)  # the same address
@@ -393,11 +399,11 @@ def test_a_new_server_on_the_same_address_takes_the_drained_sockets(
             return told, resumed, exited
 
         told, resumed, exited = asyncio.run(go())
-        assert listening_pids(port) == {new.pid}
+        assert listening_pids(port) == {news[0].pid}
     finally:
         end_process(old)
-        if new is not None:
-            end_process(new)
+        for process in news:
+            end_process(process)
     log = (tmp_path / "old.log").read_text()
     assert told["type"] == "reconnect"
     assert resumed["type"] == "resume"
