@@ -480,17 +480,7 @@ def _left_to_the_house(game: Game, now: datetime) -> int | None:
     if not house:
         return None
     people = {n for n, p in enumerate(game.players) if p is not None and p not in house}
-    held = dict(
-        Seat.objects.filter(
-            table_id=game.table_id,
-            number__in=people,
-            away_since__isnull=False,
-            grace_until__lte=now,
-        ).values_list("number", "away_since")
-    )
-    if not people or set(held) != people:
-        return None
-    return min(held, key=lambda n: (held[n], n))
+    return _first_to_leave(game, people, now)
 
 
 def _left_by_everyone(game: Game, now: datetime) -> int | None:
@@ -498,8 +488,15 @@ def _left_by_everyone(game: Game, now: datetime) -> int | None:
     on one: both players left, so nobody is there to claim it; a table that waits for leavers:
     nobody is left to wait), the seat of the person who left first: they lose the game, as if
     the others had claimed it. Otherwise None (someone is there, or may still come back)."""
-    people = {n for n, p in enumerate(game.players) if p is not None}
-    if not people or _house_players(game):
+    if _house_players(game):
+        return None
+    return _first_to_leave(game, {n for n, p in enumerate(game.players) if p is not None}, now)
+
+
+def _first_to_leave(game: Game, people: set[int], now: datetime) -> int | None:
+    """The seat among `people` (seat numbers) that left first, when every one of them is away
+    and past their grace (ties: the lower seat); None if any is there or may come back."""
+    if not people:
         return None
     held = dict(
         Seat.objects.filter(
