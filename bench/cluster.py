@@ -1000,22 +1000,8 @@ class FleetClient(Client):
             self.retired.discard(ws)
             self.trace.append((self._now(), "closed_after_move", ws.close_code))
             return
-        code = int(ws.close_code) if ws.close_code is not None else 1006
         working = self.synced.is_set()
-        self.trace.append((self._now(), "closed", code, ws.close_reason or ""))
-        if self.ws is ws:
-            self.ws = None
-        self.synced.clear()
-        self.group.changed.set()
-        for future in self.pending.values():
-            if not future.done():
-                future.set_result(None)
-        self.pending.clear()
-        if self.reply is not None and not self.reply.done():
-            self.reply.set_result("closed")
-        self.awaiting = None
-        self.buffer = []
-        self.pings.clear()
+        code = self._forget(ws)
         if self.closing:
             return
         if self.down_at is None:

@@ -692,9 +692,25 @@ class Client:
         return True
 
     def _closed(self, ws: Any) -> None:
+        code = self._forget(ws)
+        if self.closing:
+            return
+        if self.restart_expected:
+            self.tally.n[f"closed_by_restart:{code}"] += 1
+            return
+        self.tally.closes[str(code)] += 1
+        self.tally.incident("unexpected_close", self, code=code, reason=ws.close_reason or "")
+        if self.auto_reconnect and not self.ctx.stopping:
+            # The page reconnects after 1 s (then 2, 4, ... up to 15 s).
+            task = asyncio.create_task(self.reconnect("after_close", 1.0))
+            BACKGROUND.add(task)
+            task.add_done_callback(BACKGROUND.discard)
+
+    def _forget(self, ws: Any) -> int:
+        """`ws` ended: whatever waited on it is answered and its state dropped. Its close code
+        (1006 when it had none)."""
         code = int(ws.close_code) if ws.close_code is not None else 1006
-        reason = ws.close_reason or ""
-        self.trace.append((self._now(), "closed", code, reason))
+        self.trace.append((self._now(), "closed", code, ws.close_reason or ""))
         if self.ws is ws:
             self.ws = None
         self.synced.clear()
@@ -708,18 +724,7 @@ class Client:
         self.awaiting = None
         self.buffer = []
         self.pings.clear()
-        if self.closing:
-            return
-        if self.restart_expected:
-            self.tally.n[f"closed_by_restart:{code}"] += 1
-            return
-        self.tally.closes[str(code)] += 1
-        self.tally.incident("unexpected_close", self, code=code, reason=reason)
-        if self.auto_reconnect and not self.ctx.stopping:
-            # The page reconnects after 1 s (then 2, 4, ... up to 15 s).
-            task = asyncio.create_task(self.reconnect("after_close", 1.0))
-            BACKGROUND.add(task)
-            task.add_done_callback(BACKGROUND.discard)
+        return code
 
     async def _handle(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
