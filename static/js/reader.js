@@ -8,6 +8,8 @@
 // the server sent; nothing here knows more than the page was sent. The mode is kept per device
 // (localStorage), like the sounds. docs/accessibility.md describes it for players.
 
+import { keepChoice, storedChoice } from "./choice.js";
+
 const KEY = "dominologist:reader";
 const MAX_LINES = 1000;
 const ENDS = ["left", "right", "up", "down"];
@@ -31,21 +33,6 @@ const COMMANDS = {
 // The keys that read something when pressed outside a text field (never one that acts).
 const READ_KEYS = new Set(["h", "e", "b", "s", "c", "t", "l", "?"]);
 
-function readStored() {
-  try {
-    return window.localStorage.getItem(KEY);
-  } catch {
-    return null;
-  }
-}
-
-function store(value) {
-  try {
-    window.localStorage.setItem(KEY, value);
-  } catch {
-    /* private mode: this page only */
-  }
-}
 
 function plain(text) {
   return String(text).toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "");
@@ -69,7 +56,7 @@ export function createReader(app, ctx) {
   };
   // Regions that speak on their own in the ordinary mode: quiet in this one (the log says it all).
   const chatty = [app.querySelector(".move-log"), app.querySelector("#turn-status"), app.querySelector("#hand-hint"), app.querySelector("#hand-summary")].filter(Boolean);
-  let on = readStored() === "on";
+  let on = storedChoice(KEY) === "on";
   let batch = null; // the lines of the update being applied
   let turnKey = null; // the turn last said
 
@@ -421,7 +408,7 @@ export function createReader(app, ctx) {
 
   function setOn(value, { focus = false } = {}) {
     on = value;
-    store(on ? "on" : "off");
+    keepChoice(KEY, on ? "on" : "off");
     turnKey = null;
     paint();
     ctx.onChange?.(on);

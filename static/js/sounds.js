@@ -1,27 +1,14 @@
 // Dominologist: tiny table sounds made with WebAudio (no audio files).
 // Off by default when the player prefers reduced motion; the choice is kept in localStorage.
 
+import { keepChoice, storedChoice } from "./choice.js";
+
 const KEY = "dominologist:sound";
 
-function readStored() {
-  try {
-    return window.localStorage.getItem(KEY);
-  } catch {
-    return null;
-  }
-}
-
-function store(value) {
-  try {
-    window.localStorage.setItem(KEY, value);
-  } catch {
-    /* private mode: the choice lasts for this page only */
-  }
-}
 
 export function createSounds() {
   const reduced = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-  const stored = readStored();
+  const stored = storedChoice(KEY);
   let enabled = stored === null ? !reduced : stored === "on";
   let ctx = null;
   let unlocked = false; // no AudioContext before a user gesture (browsers refuse one)
@@ -101,7 +88,7 @@ export function createSounds() {
     },
     setEnabled(value) {
       enabled = !!value;
-      store(enabled ? "on" : "off");
+      keepChoice(KEY, enabled ? "on" : "off");
       if (enabled) this.play("turn");
     },
     /** Unlock audio on a user gesture (browsers start contexts suspended). */
