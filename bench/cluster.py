@@ -209,6 +209,12 @@ class Net:
             self._ip(
                 "-n", ns, "route", "add", f"{SUBNET}.0/24", "via", f"{SUBNET}.1", "dev", "eth0"
             )
+            # docs/deploy.md: a connection queued at a closing daphne goes to the new one
+            # (where the kernel knows the setting; it is per namespace).
+            subprocess.run(
+                ["ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.tcp_migrate_req=1"],
+                capture_output=True,
+            )
 
     def enter(self, host: str) -> None:
         """Move this process (before it starts any thread) into `host`'s namespace."""

@@ -54,7 +54,7 @@ from typing import Any
 import daphne.server as daphne_server
 from daphne.cli import CommandLineInterface
 from daphne.ws_protocol import WebSocketProtocol
-from twisted.internet import endpoints, reactor
+from twisted.internet import defer, endpoints, reactor
 
 from dominoes_site import draining
 
@@ -97,7 +97,9 @@ def reusable(endpoint: str, backlog: int = BACKLOG) -> tuple[str, socket.socket 
     """A TCP endpoint description as a listening socket made here with SO_REUSEPORT (and the
     backlog), described as `adopted:` (`server_from_string`); anything else as it was, with
     no socket.
-    The socket is the caller's to close once the server has adopted it (Twisted keeps a copy)."""
+    Twisted closes the socket's descriptor when it adopts it (keeping a copy of its own), so once
+    the server listens the socket object must be detached, never closed: by then its number may
+    belong to another file, a player's connection say."""
     found = _TCP.match(endpoint)
     if not found or not hasattr(socket, "SO_REUSEPORT"):
         return endpoint, None
@@ -171,7 +173,7 @@ class DrainingServer(Server):  # type: ignore[misc]
         if install:
             for signum in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(signum, self._on_signal)
-        reactor.callWhenRunning(self._close_adopted)  # every endpoint is listening by then
+        reactor.callWhenRunning(self._release_adopted)  # every endpoint is listening by then
         super().run()
 
     def _on_signal(self, signum: int, frame: Any) -> None:
@@ -182,11 +184,12 @@ class DrainingServer(Server):  # type: ignore[misc]
         super().listen_success(port)
         self.ports.append(port)
 
-    def _close_adopted(self) -> None:
-        # Twisted listens on a copy of an adopted socket: the original must go, or the kernel
-        # would go on queueing connections to it once this server stops listening.
+    def _release_adopted(self) -> None:
+        # Twisted listens on a copy of an adopted socket and has closed the original's
+        # descriptor: the socket objects let go of their numbers without closing them (a close
+        # would end whatever file has the number now: a connection, or the copy itself).
         while self.adopted:
-            self.adopted.pop().close()
+            self.adopted.pop().detach()
 
     def drain(self, why: str = "drain") -> None:
         if self.draining_since is not None:
@@ -205,10 +208,12 @@ class DrainingServer(Server):  # type: ignore[misc]
         logger.info(
             "%s: draining (%d sockets open, told over %.1f s)", why, len(self.to_tell), self.spread
         )
-        for port in self.ports:
-            port.stopListening()
+        # Nobody is told to move before this server's listening sockets are closed (Twisted
+        # closes them on its next turn): a socket that moved at once could otherwise land in
+        # a closing socket's queue and be reset, rather than go to the new server.
+        stopped = [defer.maybeDeferred(port.stopListening) for port in self.ports]
         self.ports.clear()
-        self._drain_step()
+        defer.DeferredList(stopped, consumeErrors=True).addCallback(lambda _: self._drain_step())
 
     def _tell(self, protocol: WebSocketProtocol) -> None:
         self.told[protocol] = time.monotonic()

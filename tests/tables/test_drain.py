@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
 import re
 import signal
 import socket
@@ -352,6 +353,25 @@ def test_a_tcp_endpoint_is_listened_on_with_reuse_port() -> None:
         "unix:/run/dominoes/daphne-1.sock",
         None,
     )
+
+
+def test_an_adopted_socket_is_let_go_without_closing_what_has_its_number_now() -> None:
+    """Twisted closes an adopted socket's descriptor as it listens on a copy. The number is then
+    free, and the next file opened (a player's connection) may get it: the server lets the
+    socket object go without closing that number again."""
+    endpoint, listener = serve.reusable("tcp:port=0:interface=127.0.0.1", backlog=16)
+    assert listener is not None
+    number = int(re.findall(r"fileno=(\d+)", endpoint)[0])
+    copy = os.dup(number)  # what Twisted's AdoptedStreamServerEndpoint.listen does: a copy...
+    os.close(number)  # ...and the original closed
+    with open(os.devnull, "rb") as later:  # the next file opened takes the free number
+        assert later.fileno() == number
+        server = serve.DrainingServer.__new__(serve.DrainingServer)
+        server.adopted = [listener]
+        server._release_adopted()
+        assert server.adopted == []
+        os.fstat(later.fileno())  # still open (a close of the socket would have ended it)
+    os.close(copy)
 
 
 @pytest.mark.django_db(transaction=True)
