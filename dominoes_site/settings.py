@@ -387,6 +387,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 3.0,
         "options": {"expires": 10},
     },
+    # Series: each occurrence's event made once, open_ahead_hours before it starts.
+    "tournament-series-sweep": {
+        "task": "tournaments.tasks.series_sweep",
+        "schedule": 60.0,
+        "options": {"expires": 50},
+    },
     # Quick pairing: wider ranges as waits grow, seats of players not ready in time, house
     # players for those who asked (pairing/services.py; a join pairs its own pool at once).
     "pairing-sweep": {

@@ -6,7 +6,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from dominoes_site.admin_base import ReadOnlyAdmin
-from tournaments.models import Entry, Match, Tournament
+from tournaments.models import Entry, Match, Series, SeriesSkip, Tournament
 
 
 class ReadOnly(ReadOnlyAdmin):
@@ -54,3 +54,16 @@ class MatchAdmin(ReadOnly):
     ]
     list_filter = ["status", "outcome"]
     search_fields = ["tournament__name", "key"]
+
+
+@admin.register(Series)
+class SeriesAdmin(ReadOnly):
+    list_display = ["name", "organizer", "repeats", "time_zone", "status", "problem"]
+    list_filter = ["status", "repeats"]
+    search_fields = ["name", "organizer__display_name"]
+
+
+@admin.register(SeriesSkip)
+class SeriesSkipAdmin(ReadOnly):
+    list_display = ["series", "occurrence", "reason"]
+    search_fields = ["series__name"]

@@ -4,16 +4,19 @@ match length, the entry fee and prizes, and the times. The service checks every 
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
 
 from django import forms
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from engine import SettingsError, TableSettings
 from tables.forms import FIELD_FOR_SETTING, SHAPES, TableForm
-from tournaments import money, services
-from tournaments.models import Tournament
+from tournaments import money, schedule, services
+from tournaments.models import Series, Tournament
+from tournaments.series import series_check
 
 DATETIME_INPUT = "%Y-%m-%dT%H:%M"
 
@@ -320,3 +323,212 @@ class ReasonForm(forms.Form):
 
 class SettleForm(ReasonForm):
     winner = forms.IntegerField(label=_("Winner"))
+
+
+WEEKDAYS = [
+    (0, _("Monday")),
+    (1, _("Tuesday")),
+    (2, _("Wednesday")),
+    (3, _("Thursday")),
+    (4, _("Friday")),
+    (5, _("Saturday")),
+    (6, _("Sunday")),
+]
+MONTH_WEEKS = [
+    (1, _("The first")),
+    (2, _("The second")),
+    (3, _("The third")),
+    (4, _("The fourth")),
+    (-1, _("The last")),
+]
+SCHEDULE_FORM_FIELDS = ("repeats", "weekday", "month_week", "at_time", "time_zone")
+
+
+class SeriesForm(TournamentForm):
+    """A series: an event's settings (this form's parent, less the times) and a schedule."""
+
+    name = forms.CharField(
+        label=_("Series name"),
+        max_length=66,
+        help_text=_("Each event adds its date: \u201cFriday Fives \u00b7 2027-03-05\u201d."),
+    )
+    repeats = forms.ChoiceField(
+        label=_("Repeats"), choices=Series.Repeats.choices, initial=Series.Repeats.WEEKLY
+    )
+    weekday = forms.TypedChoiceField(
+        label=_("Weekday"),
+        choices=WEEKDAYS,
+        coerce=int,
+        required=False,
+        initial=4,
+        help_text=_("Weekly and monthly series."),
+    )
+    month_week = forms.TypedChoiceField(
+        label=_("Week of the month"),
+        choices=MONTH_WEEKS,
+        coerce=int,
+        required=False,
+        initial=1,
+        help_text=_("Monthly series: e.g. the first Sunday of each month."),
+    )
+    at_time = forms.TimeField(
+        label=_("Start time"),
+        initial="20:00",
+        widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+        input_formats=["%H:%M", "%H:%M:%S"],
+        help_text=_("On the clock of the time zone below. Hourly series use its minutes only."),
+    )
+    time_zone = forms.ChoiceField(
+        label=_("Time zone"),
+        help_text=_(
+            "The events keep this zone's local time when its clocks change: 20:00 in New York "
+            "stays 20:00 in New York in summer and in winter."
+        ),
+    )
+    open_ahead_hours = forms.IntegerField(
+        label=_("Registration opens (hours before each start)"),
+        initial=168,
+        help_text=_("1 to 720 hours: 168 is a week. Each event is made and opened then."),
+    )
+    registration_opens = None  # type: ignore[assignment]
+    registration_closes = None  # type: ignore[assignment]
+    starts_at = None  # type: ignore[assignment]
+
+    field_order = [
+        "name",
+        "description",
+        "rules_text",
+        *TABLE_FIELDS,
+        "format",
+        "swiss_rounds",
+        "best_of",
+        "fee_kind",
+        "fee_dollars",
+        "prize_split",
+        "max_entrants",
+        *SCHEDULE_FORM_FIELDS,
+        "open_ahead_hours",
+        "checkin_minutes",
+        "round_minutes",
+        "noshow_minutes",
+        "seeding",
+    ]
+
+    def __init__(
+        self,
+        *args: Any,
+        series: Series | None = None,
+        time_zone: str = "UTC",
+        **kwargs: Any,
+    ) -> None:
+        if series is not None and "initial" not in kwargs:
+            kwargs["initial"] = series_initial(series)
+        super().__init__(*args, **kwargs)
+        zones = schedule.zone_choices()
+        self.fields["time_zone"].choices = [(z, z.replace("_", " ")) for z in zones]
+        if series is None and time_zone in zones:
+            self.fields["time_zone"].initial = time_zone
+        self.series_data: dict[str, Any] | None = None
+
+    def groups(self) -> list[tuple[str, list[Any]]]:
+        sets = super().groups()
+        sets[0] = (str(_("The series")), sets[0][1])
+        sets[-1] = (
+            str(_("When")),
+            [
+                self[name]
+                for name in (
+                    *SCHEDULE_FORM_FIELDS,
+                    "open_ahead_hours",
+                    "checkin_minutes",
+                    "round_minutes",
+                    "noshow_minutes",
+                )
+            ],
+        )
+        return sets
+
+    def clean(self) -> dict[str, Any]:
+        # The events' settings are checked as an event's, with times a day ahead (the schedule
+        # gives each event its own).
+        now = timezone.now()
+        self.cleaned_data.update(
+            registration_opens=now,
+            registration_closes=now + dt.timedelta(days=1),
+            starts_at=now + dt.timedelta(days=1),
+        )
+        data = super().clean()
+        repeats = data.get("repeats")
+        at = data.get("at_time")
+        values = {
+            "repeats": repeats,
+            "weekday": data.get("weekday") if repeats in ("weekly", "monthly") else None,
+            "month_week": data.get("month_week") if repeats == "monthly" else None,
+            "at_hour": at.hour if at else None,
+            "at_minute": at.minute if at else None,
+            "time_zone": data.get("time_zone"),
+            "open_ahead_hours": data.get("open_ahead_hours"),
+        }
+        if repeats in ("weekly", "monthly") and values["weekday"] is None:
+            self.add_error("weekday", _("Choose the weekday."))
+        if repeats == "monthly" and values["month_week"] is None:
+            self.add_error("month_week", _("Choose which week of the month."))
+        if self.settings_data is None or self.errors:
+            return data
+        event = {
+            k: v
+            for k, v in self.settings_data.items()
+            if k not in ("registration_opens", "registration_closes", "starts_at")
+        }
+        try:
+            series_check({**event, **values}, now=now)
+        except services.TournamentError as exc:
+            for field, messages in exc.errors.items():
+                target = {"at_hour": "at_time", "at_minute": "at_time"}.get(field, field)
+                target = FIELD_OF.get(target, target)
+                if target is not None and target not in self.fields:
+                    target = None
+                for message in messages:
+                    self.add_error(target, message)
+        else:
+            self.series_data = {**event, **values}
+        return data
+
+
+def series_initial(series: Series) -> dict[str, Any]:
+    """The form's values from a series' settings."""
+    event = dict(series.event_settings)
+    fake = Tournament(
+        name=series.name,
+        description=event.get("description") or "",
+        rules_text=event.get("rules_text") or "",
+        mode=event.get("mode") or "citizen",
+        table_settings={"mode": event.get("mode"), **(event.get("table_options") or {})},
+        format=event.get("format") or "single",
+        swiss_rounds=event.get("swiss_rounds"),
+        best_of=event.get("best_of") or 1,
+        fee_kind=event.get("fee_kind") or "free",
+        fee_dollars=event.get("fee_dollars") or 0,
+        fee_canteen=event.get("fee_canteen") or {},
+        prize_split=event.get("prize_split") or [100],
+        max_entrants=event.get("max_entrants") or 8,
+        checkin_minutes=event.get("checkin_minutes") or 15,
+        round_minutes=event.get("round_minutes") or 2,
+        noshow_minutes=event.get("noshow_minutes") or 3,
+        seeding=event.get("seeding") or "random",
+    )
+    initial = initial_from(fake)
+    initial.update(
+        name=series.name,
+        repeats=series.repeats,
+        weekday=series.weekday,
+        month_week=series.month_week,
+        at_time=dt.time(series.at_hour, series.at_minute),
+        time_zone=series.time_zone,
+        open_ahead_hours=series.open_ahead_hours,
+    )
+    return initial
+
+
+class OccurrenceCancelForm(ReasonForm):
+    occurrence = forms.DateTimeField(widget=forms.HiddenInput)

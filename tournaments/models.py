@@ -82,6 +82,18 @@ class Tournament(models.Model):
     placings = models.JSONField(null=True, blank=True, help_text=_("Entry ids, best first."))
     prizes = models.JSONField(null=True, blank=True, help_text=_("What each player was paid."))
     end_note = models.CharField(max_length=200, blank=True)
+    series = models.ForeignKey(
+        "Series", null=True, blank=True, on_delete=models.PROTECT, related_name="events"
+    )
+    occurrence = models.DateTimeField(
+        null=True, blank=True, help_text=_("A series' event: the start its schedule gave.")
+    )
+    co_organizers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="co_organized_tournaments",
+        verbose_name=_("co-organizers"),
+    )
     cancel_reason = models.TextField(blank=True)
     cancelled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -126,6 +138,17 @@ class Tournament(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(noshow_minutes__gte=1), name="tournament_noshow_at_least_a_minute"
+            ),
+            # A series never makes the same occurrence twice (two beats, a rerun).
+            models.UniqueConstraint(
+                fields=["series", "occurrence"],
+                condition=Q(series__isnull=False),
+                name="one_event_per_series_occurrence",
+            ),
+            models.CheckConstraint(
+                condition=Q(series__isnull=True, occurrence__isnull=True)
+                | Q(series__isnull=False, occurrence__isnull=False),
+                name="tournament_occurrence_iff_series",
             ),
         ]
         indexes = [models.Index(fields=["status", "starts_at"])]
@@ -329,3 +352,136 @@ class Match(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status in self.FINAL
+
+
+class Series(models.Model):
+    """A recurring event: one event's settings and a schedule ("every Friday at 20:00 in
+    New York"). Beat creates each occurrence's event `open_ahead_hours` before it starts,
+    published with registration open (`tournaments.series`), exactly once: an event of a series
+    is unique by (series, occurrence)."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", _("Running")
+        PAUSED = "paused", _("Paused")
+        ENDED = "ended", _("Ended")
+
+    class Repeats(models.TextChoices):
+        HOURLY = "hourly", _("Every hour")
+        DAILY = "daily", _("Every day")
+        WEEKLY = "weekly", _("Every week")
+        MONTHLY = "monthly", _("Every month")
+
+    organizer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="organized_series"
+    )
+    name = models.CharField(_("name"), max_length=80)
+    description = models.TextField(_("description"), blank=True)
+    event_settings = models.JSONField(
+        _("event settings"),
+        help_text=_("Each event's settings, as the event form takes them, without its times."),
+    )
+    repeats = models.CharField(_("repeats"), max_length=8, choices=Repeats.choices)
+    weekday = models.PositiveSmallIntegerField(
+        _("weekday"), null=True, blank=True, help_text=_("0 Monday ... 6 Sunday.")
+    )
+    month_week = models.SmallIntegerField(
+        _("week of the month"),
+        null=True,
+        blank=True,
+        help_text=_("1 to 4 (the first to the fourth), or -1 (the last)."),
+    )
+    at_hour = models.PositiveSmallIntegerField(_("hour"), default=20)
+    at_minute = models.PositiveSmallIntegerField(_("minute"), default=0)
+    time_zone = models.CharField(_("time zone"), max_length=64, default="UTC")
+    open_ahead_hours = models.PositiveSmallIntegerField(
+        _("registration opens (hours before the start)"), default=168
+    )
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
+    co_organizers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="co_organized_series",
+        verbose_name=_("co-organizers"),
+    )
+    problem = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text=_("Why the last event could not be made (cleared when one is)."),
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    followers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="SeriesFollow", related_name="followed_series"
+    )
+
+    class Meta:
+        ordering = ["name", "pk"]
+        verbose_name_plural = _("series")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(at_hour__lte=23, at_minute__lte=59), name="series_time_of_day"
+            ),
+            models.CheckConstraint(
+                condition=Q(weekday__isnull=True) | Q(weekday__lte=6), name="series_weekday"
+            ),
+            models.CheckConstraint(
+                condition=(Q(repeats="weekly") & Q(weekday__isnull=False))
+                | (Q(repeats="monthly") & Q(weekday__isnull=False, month_week__isnull=False))
+                | (Q(repeats__in=["hourly", "daily"]) & Q(weekday__isnull=True)),
+                name="series_weekday_for_weekly_and_monthly",
+            ),
+            models.CheckConstraint(
+                condition=Q(month_week__isnull=True)
+                | Q(month_week__gte=1, month_week__lte=4)
+                | Q(month_week=-1),
+                name="series_month_week",
+            ),
+            models.CheckConstraint(
+                condition=Q(open_ahead_hours__gte=1, open_ahead_hours__lte=720),
+                name="series_open_ahead_1_to_720_hours",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("tournaments:series", args=[self.pk])
+
+
+class SeriesFollow(models.Model):
+    """A player who follows a series: told when each event's registration opens."""
+
+    series = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="follows")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="series_follows"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["series", "user"], name="one_follow_per_series"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} follows {self.series}"
+
+
+class SeriesSkip(models.Model):
+    """An occurrence the organizer cancelled before its event was made: beat skips it."""
+
+    series = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="skips")
+    occurrence = models.DateTimeField()
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["series", "occurrence"], name="one_skip_per_occurrence"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.series} {self.occurrence:%Y-%m-%d %H:%M} skipped"

@@ -213,6 +213,14 @@ def viewer_state(
             .first()
         )
     notice = None
+    if (
+        active
+        and entry is not None
+        and not my_checked_in
+        and tournament.status == S.CHECKIN
+        and (not entry.partner_id or entry.partner_confirmed)
+    ):
+        notice = {"checkin": True, "starts": tournament.starts_at}
     if match is not None:
         opponent = match.entry_b if match.entry_a_id == entry.pk else match.entry_a  # type: ignore[union-attr]
         notice = {

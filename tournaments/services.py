@@ -97,10 +97,20 @@ def is_organizer(user: Any) -> bool:
 
 
 def may_manage(user: Any, tournament: Tournament) -> bool:
-    """The event's own organizer (still in the group), or a superuser."""
-    if not is_organizer(user):
+    """The event's own organizer (still in the group), a co-organizer of the event or of its
+    series, or a superuser."""
+    if user is None or not getattr(user, "is_authenticated", False) or not user.is_active:
         return False
-    return bool(user.is_superuser or tournament.organizer_id == user.pk)
+    if user.is_superuser:
+        return True
+    if tournament.organizer_id == user.pk:
+        return is_organizer(user)
+    if tournament.co_organizers.filter(pk=user.pk).exists():
+        return True
+    return bool(
+        tournament.series_id is not None
+        and tournament.series.co_organizers.filter(pk=user.pk).exists()  # type: ignore[union-attr]
+    )
 
 
 def _ensure_manager(user: Any, tournament: Tournament) -> None:
@@ -911,7 +921,21 @@ def _step_open_checkin(tournament_id: int, now: dt.datetime) -> int:
         )
         if claimed:
             tournament_changed(tournament_id)
+            _tell_checkin_open(tournament)
     return claimed
+
+
+def _tell_checkin_open(tournament: Tournament) -> None:
+    """The event is about to start: each entrant, on whatever page they have open, is asked to
+    check in (the notices socket, social)."""
+    card = reverse("tournaments:notice_card", args=[tournament.pk])
+    users = {u for entry in active_entries(tournament) for u in entry.user_ids}
+    notify_users(
+        [
+            (user_id, "tournament_checkin_open", {"tournament": tournament.pk, "card_url": card})
+            for user_id in sorted(users)
+        ]
+    )
 
 
 def _step_suspended(tournament_id: int, now: dt.datetime) -> int:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from tournaments import views
+from tournaments import series_views, views
 
 app_name = "tournaments"
 
@@ -33,5 +33,20 @@ urlpatterns = [
         "tournaments/<int:pk>/matches/<int:match_id>/settle/",
         views.match_settle,
         name="settle",
+    ),
+    path("series/", series_views.series_list, name="series_list"),
+    path("series/new/", series_views.series_new, name="series_new"),
+    path("series/<int:pk>/", series_views.series_detail, name="series"),
+    path("series/<int:pk>/edit/", series_views.series_edit, name="series_edit"),
+    path("series/<int:pk>/pause/", series_views.series_pause, name="series_pause"),
+    path("series/<int:pk>/resume/", series_views.series_resume, name="series_resume"),
+    path("series/<int:pk>/end/", series_views.series_end, name="series_end"),
+    path("series/<int:pk>/follow/", series_views.series_follow, name="series_follow"),
+    path("series/<int:pk>/organizers/", series_views.co_organizer, name="series_organizers"),
+    path("series/<int:pk>/cancel/", series_views.occurrence_cancel, name="series_cancel"),
+    path(
+        "series/<int:pk>/notice/<int:tournament_id>/",
+        series_views.series_notice,
+        name="series_notice",
     ),
 ]

@@ -1,5 +1,6 @@
-// The organizer's event form shows only the settings the chosen mode, format and fee allow.
-const form = document.getElementById("tournament-form");
+// The organizer's event and series forms show only the settings the chosen mode, format and
+// fee allow (and, for a series, the schedule's parts that its "Repeats" uses).
+const form = document.getElementById("tournament-form") || document.getElementById("series-form");
 const HEAD_TO_HEAD = ["fives", "threes"];
 const GYM = ["citizen_gym", "inmate_gym"];
 const ONLY = {
@@ -28,9 +29,16 @@ function show() {
   }
   const prizes = wrap("prize_split");
   if (prizes) prizes.hidden = fee === "free";
+  const repeats = form.elements.repeats?.value;
+  if (repeats) {
+    const weekday = wrap("weekday");
+    if (weekday) weekday.hidden = repeats !== "weekly" && repeats !== "monthly";
+    const week = wrap("month_week");
+    if (week) week.hidden = repeats !== "monthly";
+  }
 }
 
 if (form) {
-  for (const name of ["mode", "format", "fee_kind"]) form.elements[name].addEventListener("change", show);
+  for (const name of ["mode", "format", "fee_kind", "repeats"]) form.elements[name]?.addEventListener("change", show);
   show();
 }
