@@ -359,6 +359,7 @@ class SeriesForm(TournamentForm):
         label=_("Weekday"),
         choices=WEEKDAYS,
         coerce=int,
+        empty_value=None,
         required=False,
         initial=4,
         help_text=_("Weekly and monthly series."),
@@ -367,6 +368,7 @@ class SeriesForm(TournamentForm):
         label=_("Week of the month"),
         choices=MONTH_WEEKS,
         coerce=int,
+        empty_value=None,
         required=False,
         initial=1,
         help_text=_("Monthly series: e.g. the first Sunday of each month."),
@@ -388,6 +390,8 @@ class SeriesForm(TournamentForm):
     open_ahead_hours = forms.IntegerField(
         label=_("Registration opens (hours before each start)"),
         initial=168,
+        min_value=1,
+        max_value=720,
         help_text=_("1 to 720 hours: 168 is a week. Each event is made and opened then."),
     )
     registration_opens = None  # type: ignore[assignment]

@@ -106,6 +106,7 @@ class Site:
     open_table: Any
     practice: Any
     event: Any
+    series: Any
     challenge: Any
     reset_key: str
 
@@ -120,7 +121,9 @@ def site(url: str, alice: Any, bob: Any, warden: Any, make_user: Any) -> Site:
     from tests.history.helpers import play, start_table
     from tests.social.test_watch import play_now_table
     from tests.tournaments.conftest import make_event
+    from tests.tournaments.test_series import series_data
     from tournaments.models import ORGANIZERS_GROUP
+    from tournaments.series import series_create
 
     finished = start_table([alice, bob], "fives", limit=50)
     game = play(finished, [alice, bob], seed=3)
@@ -129,6 +132,7 @@ def site(url: str, alice: Any, bob: Any, warden: Any, make_user: Any) -> Site:
     _to_my_turn(practice, alice)
     warden.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
     event = make_event(warden, starts_at=timezone.now() + dt.timedelta(hours=2))
+    series = series_create(organizer=warden, **series_data())
     # A live game for the Watch page; a challenge Alice sent, waiting for its answer.
     play_now_table([make_user("Cy"), make_user("Di")])
     challenge = social.challenge_send(
@@ -139,7 +143,9 @@ def site(url: str, alice: Any, bob: Any, warden: Any, make_user: Any) -> Site:
     )
     # A password reset link, as the e-mail gives it (the server shares the secret key).
     reset_key = f"{user_pk_to_url_str(alice)}-{default_token_generator.make_token(alice)}"
-    return Site(url, alice, bob, game, finished, open_table, practice, event, challenge, reset_key)
+    return Site(
+        url, alice, bob, game, finished, open_table, practice, event, series, challenge, reset_key
+    )
 
 
 def signed_out(s: Site, page: Any, found: dict[str, Any], where: str) -> None:
@@ -186,6 +192,8 @@ def signed_in(s: Site, page: Any, found: dict[str, Any], where: str) -> None:
         f"/games/{s.game.pk}/",
         "/tournaments/",
         f"/tournaments/{s.event.pk}/",
+        "/series/",
+        f"/series/{s.series.pk}/",
         "/leaderboards/",
         "/leaderboards/fives/",
         "/locker/",
