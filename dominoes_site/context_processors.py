@@ -14,6 +14,7 @@ NAVIGATION = [
     ("tables:lobby", _("Lobby")),
     ("social:watch", _("Watch")),
     ("tournaments:list", _("Tournaments")),
+    ("clubs:list", _("Clubs")),
     ("ratings:leaderboard", _("Leaderboards")),
     ("social:online", _("Players")),
     ("ledger:locker", _("Locker")),

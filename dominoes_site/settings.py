@@ -140,6 +140,7 @@ INSTALLED_APPS = [
     "staff",
     "coach",
     "social",
+    "clubs",
     "pairing",
     "privacy",
 ]

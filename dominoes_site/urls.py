@@ -25,5 +25,6 @@ urlpatterns = [
     path("", include("coach.urls")),
     path("", include("pairing.urls")),
     path("", include("social.urls")),
+    path("", include("clubs.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -3,7 +3,8 @@
 Only the player's own data: their account, their games (each game's record is the game page's
 own plain-text export, which shows other players' bones only once the hand is over, as the game
 page does), their postings' lines on their own ledger accounts, their ratings, chat lines,
-reports they made, follows, challenges, workouts, tournament entries, pool waits, reviews.
+reports they made, follows, challenges, workouts, tournament entries, clubs (memberships,
+requests to join, clubs founded), pool waits, reviews.
 Other players appear by display name only: never an e-mail address, never who follows the
 player (following someone tells them nothing: social/models.py), never what a report about
 them says or who made it (a moderation record), never a staff member's name.
@@ -52,6 +53,7 @@ def data_export(user: Any, *, game_url: Callable[[int], str]) -> dict[str, Any]:
         "chat": _chat(user),
         "workouts_owed": _workouts(user),
         "tournaments": _tournaments(user),
+        "clubs": _clubs(user),
         "quick_pairing": _pairing(user),
         "coach": _coach(user),
         "sessions": {
@@ -382,6 +384,29 @@ def _tournaments(user: Any) -> dict[str, Any]:
         "organized": [
             {"tournament": t.pk, "name": t.name, "status": t.status, "starts_at": when(t.starts_at)}
             for t in Tournament.objects.filter(organizer=user).order_by("pk")
+        ],
+    }
+
+
+def _clubs(user: Any) -> dict[str, Any]:
+    from clubs.models import Club, Membership
+
+    memberships = Membership.objects.filter(user=user).select_related("club").order_by("pk")
+    return {
+        "memberships": [
+            {
+                "club": m.club.name,
+                "address": m.club.get_absolute_url(),
+                "role": m.role,
+                "status": m.status,
+                "requested_at": when(m.requested_at),
+                "joined_at": when(m.joined_at),
+            }
+            for m in memberships
+        ],
+        "founded": [
+            {"club": c.name, "address": c.get_absolute_url(), "founded_at": when(c.created_at)}
+            for c in Club.objects.filter(founded_by=user).order_by("created_at", "pk")
         ],
     }
 

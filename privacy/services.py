@@ -15,8 +15,10 @@ Irreversible. In order:
    done: the quick-pairing wait, pending challenges (sent: withdrawn; received: declined), seats
    at tables whose game has not started, open tables it hosts (called off), tournament entries
    (before the start the fee comes back through the ledger; after it, the entry forfeits, as any
-   withdrawal). A withdrawal that fails is logged and left to the sweeps that withdraw accounts
-   which may no longer play.
+   withdrawal), club memberships and requests to join (a club it alone led gets its
+   longest-standing member as leader, or is left without members). A withdrawal that fails is
+   logged and left to the sweeps that withdraw accounts which may no longer play (club pages
+   and leaderboards list active accounts only).
 
 Kept, with the name replaced wherever it shows: games and their records, ledger accounts and
 postings (nothing is moved: whatever play money the account holds stays on the books under the
@@ -191,7 +193,7 @@ def _erase(user: User, now: Any) -> None:
 def _withdraw_everything(user: User, closing: Closing, now: Any) -> None:
     """After the closing committed: withdraw what the account had open, each through its app's
     own service (each its own transaction, with its own refunds and broadcasts)."""
-    steps = (_pool, _challenges, _seats, _hosted, _tournaments)
+    steps = (_pool, _challenges, _seats, _hosted, _tournaments, _clubs)
     for step in steps:
         try:
             step(user, closing, now)
@@ -276,3 +278,10 @@ def _tournaments(user: User, closing: Closing, now: Any) -> None:
             closing.add("tournaments", tournament_id)
         except TournamentError:
             pass
+
+
+def _clubs(user: User, closing: Closing, now: Any) -> None:
+    from clubs.services import memberships_end
+
+    for club_id in memberships_end(user=user):
+        closing.add("clubs", club_id)

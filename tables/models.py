@@ -149,6 +149,14 @@ class Game(models.Model):
         blank=True,
         help_text=_("The seats that dismissed the last hand's summary (house players at once)."),
     )
+    seat_clocks = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=_(
+            "Gym tables: a seat's own turn clock in seconds, by seat number, where it differs "
+            "from the table's (a player who halved their clock)."
+        ),
+    )
     players = models.JSONField(help_text=_("User ids by seat number when the game started."))
     result = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
@@ -167,6 +175,10 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"Game {self.pk} at table {self.table_id}"
+
+    def turn_clock(self, seat: int, clock: int) -> int:
+        """The seat's own full turn clock in seconds, at a table whose clock is `clock`."""
+        return int(self.seat_clocks.get(str(seat), clock))
 
 
 class Hand(models.Model):

@@ -120,8 +120,10 @@ def game_view(
 
 def clock_view(game: Game, state: GameState) -> dict[str, Any] | None:
     """The turn clock as clients draw it: the server's deadline (epoch milliseconds), the full
-    clock, when it starts after a hand's summary (`starts`, null when it did not wait) and the
-    grace; clients pair it with the server time each message carries."""
+    clock, when it starts after a hand's summary (`starts`, null when it did not wait), the
+    grace, and each seat's own full clock where it differs from the table's (`seats`, by seat
+    number: a player who halved theirs); clients pair it with the server time each message
+    carries."""
     seconds = state.settings.clock
     if seconds is None:
         return None
@@ -132,6 +134,11 @@ def clock_view(game: Game, state: GameState) -> dict[str, Any] | None:
         "deadline": None if deadline is None else int(deadline.timestamp() * 1000),
         "starts": None if starts is None else int(starts.timestamp() * 1000),
         "grace_ms": django_settings.GYM_CLOCK_GRACE_MS,
+        "seats": {
+            seat: own
+            for seat, own in sorted(game.seat_clocks.items(), key=lambda item: int(item[0]))
+            if own != seconds
+        },
     }
 
 

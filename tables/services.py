@@ -9,6 +9,7 @@ read. Broadcasts leave only after commit (tables.broadcast).
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -17,6 +18,7 @@ from typing import Any
 
 from django.conf import settings as django_settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -35,6 +37,7 @@ from engine import (
     Timeout,
     parse_action,
 )
+from engine.rules import CLOCK_RANGE
 from tables import broadcast, selectors, signals, stakes, statements, warm
 from tables.events import GameCalledOff, GameFinished, game_called_off, game_finished
 from tables.fairdeal import commitment_of, is_entropy, new_seed, shuffled_set
@@ -340,7 +343,7 @@ def _start_game(table: Table, game: Game, seats: list[Seat], by: Any) -> list[Ev
     game.version = len(actions)
     now = timezone.now()
     game.clock_starts_at, game.summary_seen = _summary_wait(game, state, engine_events, now)
-    game.deadline = _turn_deadline(state, _clock_from(game, now), None)
+    game.deadline = _turn_deadline(game, state, _clock_from(game, now), None)
     game.save(
         update_fields=[
             "players",
@@ -926,7 +929,9 @@ def _commit_action(
         changes.update(clock_starts_at=None, summary_seen=[])  # the wait is over
     waiting_until = changes.get("clock_starts_at", game.clock_starts_at)
     clock_from = waiting_until if waiting_until is not None and waiting_until > now else now
-    changes["deadline"] = _turn_deadline(state, clock_from, game.deadline if turn_goes_on else None)
+    changes["deadline"] = _turn_deadline(
+        game, state, clock_from, game.deadline if turn_goes_on else None
+    )
     if state.is_over:
         changes.update(
             status=Game.Status.FINISHED,
@@ -1037,17 +1042,21 @@ def clock_timer_moment() -> datetime:
     return timezone.now() - clock_timer_slack()
 
 
-def _turn_deadline(state: GameState, now: datetime, running: datetime | None) -> datetime | None:
-    """When the turn now to act runs out: a full clock for a new turn, the running clock when
-    the turn goes on (a draw), none when nobody is on the clock."""
+def _turn_deadline(
+    game: Game, state: GameState, now: datetime, running: datetime | None
+) -> datetime | None:
+    """When the turn now to act runs out: the seat's own full clock for a new turn (the table's,
+    or what the seat halved it to: `Game.seat_clocks`), the running clock when the turn goes on
+    (a draw), none when nobody is on the clock."""
     clock = state.settings.clock
-    if clock is None or state.is_over or state.to_act is None:
+    seat = state.to_act
+    if clock is None or state.is_over or seat is None:
         return None
     if state.phase not in (Phase.PLAYING, Phase.CHOOSING_DOUBLES) or state.is_forced_pass():
         return None
     if running is not None:
         return running
-    return now + timedelta(seconds=clock)
+    return now + timedelta(seconds=game.turn_clock(seat, clock))
 
 
 #: At a Gym table the hand that follows another waits for its summary: its clock starts when
@@ -1123,6 +1132,85 @@ def summary_seen(*, table_id: int, user: Any, hand: object) -> bool:
             _clock_schedule(game)
     warm.forget(table_id)
     return True
+
+
+#: Apps above tables hear that a seated player halved their own turn clock (tournaments: an
+#: arena's berserk, worth a point more for a win), after commit: each takes (table id, game id,
+#: seat number). Registered in the app's ready(), as SEAT_GUARDS are.
+SEAT_CLOCK_HALVED: list[Callable[[int, int, int], None]] = []
+
+
+def seat_clock_halve(*, table_id: int, user: Any) -> Game:
+    """A seated player halves their own turn clock for the rest of the game, before their first
+    move: every turn of their seat then starts with half the table's clock, rounded up, and
+    never less than the shortest clock a table may have (`CLOCK_RANGE`); the other seats keep
+    the table's. If the seat is on the clock now, its deadline comes forward to what the halved
+    clock gives from the turn's start (never before now, never later than it was), and the
+    timer is queued for it.
+
+    Refused: no game in progress (`no_game`), not seated at it (`not_seated`), a table without
+    a turn clock (`no_clock`), halved already (`clock_halved`), after the seat's first move or
+    dumbbell (`already_moved`), a clock already as short as a clock may be (`clock_too_short`).
+    Every page's clock redraws from a `clock_halved` event; SEAT_CLOCK_HALVED hear it after
+    commit."""
+    with transaction.atomic():
+        game = playing_game_locked(table_id)
+        seat = _seat_of(game, user)
+        if seat is None:
+            raise TableError("not_seated", _("Only the players at this table can do that."))
+        state = GameState.from_json(game.state)
+        clock = state.settings.clock
+        if clock is None:
+            raise TableError("no_clock", _("This table has no turn clock."))
+        if str(seat) in game.seat_clocks:
+            raise TableError("clock_halved", _("Your turn clock is already halved for this game."))
+        # A forced pass is the server's, not a move; a dumbbell already ran the seat's clock.
+        moved = GameAction.objects.filter(game=game, seat=seat).filter(
+            Q(by_server=False) | Q(kind="timeout")
+        )
+        if moved.exists():
+            raise TableError(
+                "already_moved",
+                _("Your turn clock can be halved only before your first move of the game."),
+            )
+        halved = max(math.ceil(clock / 2), CLOCK_RANGE[0])
+        if halved >= clock:
+            raise TableError(
+                "clock_too_short",
+                _("Your turn clock can't be halved: it is already as short as a clock can be."),
+            )
+        changes: dict[str, Any] = {"seat_clocks": {**game.seat_clocks, str(seat): halved}}
+        if state.to_act == seat and game.deadline is not None:
+            # Before its first move a seat's deadline is its turn's start plus a full clock. It
+            # only ever comes forward: one already past stays where it was, for the timer.
+            shortened = game.deadline - timedelta(seconds=clock - halved)
+            changes["deadline"] = min(game.deadline, max(shortened, timezone.now()))
+        Game.objects.filter(pk=game.pk, version=game.version).update(**changes)
+        for name, value in changes.items():
+            setattr(game, name, value)
+        _record(
+            game.table,
+            public=[{"type": "clock_halved", "seat": seat, "seconds": halved}],
+            game=game,
+            state=state,
+            lobby=False,
+            picture=False,
+        )
+        if "deadline" in changes:
+            _clock_schedule(game)
+        for hook in SEAT_CLOCK_HALVED:
+            transaction.on_commit(partial(_clock_halved_heard, hook, table_id, game.pk, seat))
+    warm.forget(table_id)
+    return game
+
+
+def _clock_halved_heard(hook: Callable[[int, int, int], None], *args: int) -> None:
+    """One SEAT_CLOCK_HALVED hook, after commit: the clock is halved whatever it does, so its
+    error is logged, never handed to the player whose request it was."""
+    try:
+        hook(*args)
+    except Exception:
+        log.exception("table %s game %s seat %s: a clock-halved hook failed", *args)
 
 
 def _clock_overdue(game: Game, at: datetime) -> bool:

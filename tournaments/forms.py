@@ -73,6 +73,15 @@ class TournamentForm(TableForm):
         required=False,
         help_text=_("Swiss only: 1 to 15 (never more than the entrants less one)."),
     )
+    arena_minutes = forms.IntegerField(
+        label=_("Arena length (minutes)"),
+        required=False,
+        initial=60,
+        help_text=_(
+            "Arena only: 30 to 120 minutes. Players join any time while it runs and are paired "
+            "every few seconds; shorter targets suit arenas."
+        ),
+    )
     best_of = forms.TypedChoiceField(
         label=_("Games per match"),
         choices=[(1, _("One game")), (3, _("Best of 3")), (5, _("Best of 5"))],
@@ -101,7 +110,7 @@ class TournamentForm(TableForm):
     max_entrants = forms.IntegerField(
         label=_("Maximum entrants"),
         initial=8,
-        help_text=_("2 to 64 (pairs count as one entrant)."),
+        help_text=_("2 to 64 (pairs count as one entrant); an arena takes up to 1,000."),
     )
     registration_opens = _datetime_field(
         _("Registration opens"), _("In your time zone. A time already past opens it at once.")
@@ -133,6 +142,7 @@ class TournamentForm(TableForm):
         *TABLE_FIELDS,
         "format",
         "swiss_rounds",
+        "arena_minutes",
         "best_of",
         "fee_kind",
         "fee_dollars",
@@ -172,7 +182,7 @@ class TournamentForm(TableForm):
             (_("The tables"), list(TABLE_FIELDS)),
             (
                 _("Format and matches"),
-                ["format", "swiss_rounds", "best_of", "max_entrants", "seeding"],
+                ["format", "swiss_rounds", "arena_minutes", "best_of", "max_entrants", "seeding"],
             ),
             (
                 _("Entry fee and prizes"),
@@ -212,6 +222,7 @@ class TournamentForm(TableForm):
                 self.add_error(FIELD_FOR_SETTING.get(exc.field), message[:1].upper() + message[1:])
                 table_errors = True
         split = parse_split(data.get("prize_split", ""))
+        arena = data.get("format") == Tournament.Format.ARENA
         canteen = {
             name.removeprefix("canteen_"): data.get(name) or 0 for name in self.entry_canteen_fields
         }
@@ -225,7 +236,8 @@ class TournamentForm(TableForm):
             "swiss_rounds": data.get("swiss_rounds")
             if data.get("format") == Tournament.Format.SWISS
             else None,
-            "best_of": data.get("best_of"),
+            "arena_minutes": data.get("arena_minutes") if arena else None,
+            "best_of": 1 if arena else data.get("best_of"),
             "fee_kind": data.get("fee_kind"),
             "fee_dollars": data.get("fee_dollars") or 0,
             "fee_canteen": canteen,
@@ -288,6 +300,7 @@ def initial_from(tournament: Tournament) -> dict[str, Any]:
         "workout_amount": (ts.get("workout") or {}).get("amount", 20),
         "format": tournament.format,
         "swiss_rounds": tournament.swiss_rounds,
+        "arena_minutes": tournament.arena_minutes or 60,
         "best_of": tournament.best_of,
         "fee_kind": tournament.fee_kind,
         "fee_dollars": tournament.fee_dollars,
@@ -350,7 +363,7 @@ class SeriesForm(TournamentForm):
     name = forms.CharField(
         label=_("Series name"),
         max_length=66,
-        help_text=_("Each event adds its date: \u201cFriday Fives \u00b7 2027-03-05\u201d."),
+        help_text=_("Each event adds its date: “Friday Fives · 2027-03-05”."),
     )
     repeats = forms.ChoiceField(
         label=_("Repeats"), choices=Series.Repeats.choices, initial=Series.Repeats.WEEKLY
@@ -405,6 +418,7 @@ class SeriesForm(TournamentForm):
         *TABLE_FIELDS,
         "format",
         "swiss_rounds",
+        "arena_minutes",
         "best_of",
         "fee_kind",
         "fee_dollars",
@@ -510,6 +524,7 @@ def series_initial(series: Series) -> dict[str, Any]:
         table_settings={"mode": event.get("mode"), **(event.get("table_options") or {})},
         format=event.get("format") or "single",
         swiss_rounds=event.get("swiss_rounds"),
+        arena_minutes=event.get("arena_minutes"),
         best_of=event.get("best_of") or 1,
         fee_kind=event.get("fee_kind") or "free",
         fee_dollars=event.get("fee_dollars") or 0,

@@ -34,6 +34,7 @@ class Tournament(models.Model):
         SINGLE = "single", _("Single elimination")
         DOUBLE = "double", _("Double elimination")
         SWISS = "swiss", _("Swiss")
+        ARENA = "arena", _("Arena")
 
     class Seeding(models.TextChoices):
         RANDOM = "random", _("Random")
@@ -55,6 +56,16 @@ class Tournament(models.Model):
     table_settings = models.JSONField(_("table settings"))
     format = models.CharField(_("format"), max_length=8, choices=Format.choices)
     swiss_rounds = models.PositiveSmallIntegerField(_("Swiss rounds"), null=True, blank=True)
+    arena_minutes = models.PositiveSmallIntegerField(
+        _("arena length (minutes)"), null=True, blank=True
+    )
+    standings_seq = models.PositiveIntegerField(
+        default=0, help_text=_("An arena: raised by every change of its standings.")
+    )
+    frame_seq = models.PositiveIntegerField(
+        default=0, help_text=_("An arena: the standings_seq its last standings frame showed.")
+    )
+    frame_sent_at = models.DateTimeField(null=True, blank=True)
     best_of = models.PositiveSmallIntegerField(
         _("games per match"), choices=[(1, "1"), (3, "3"), (5, "5")], default=1
     )
@@ -123,8 +134,14 @@ class Tournament(models.Model):
                 condition=Q(best_of__in=[1, 3, 5]), name="tournament_best_of_1_3_5"
             ),
             models.CheckConstraint(
-                condition=Q(max_entrants__gte=2, max_entrants__lte=64),
-                name="tournament_2_to_64_entrants",
+                condition=Q(max_entrants__gte=2, max_entrants__lte=64)
+                | Q(format="arena", max_entrants__gte=2, max_entrants__lte=1000),
+                name="tournament_2_to_64_entrants_or_an_arena",
+            ),
+            models.CheckConstraint(
+                condition=Q(format="arena", arena_minutes__gte=30, arena_minutes__lte=120)
+                | (~Q(format="arena") & Q(arena_minutes__isnull=True)),
+                name="tournament_arena_minutes_iff_arena",
             ),
             models.CheckConstraint(
                 condition=Q(fee_kind="dollars", fee_dollars__gt=0)
@@ -194,6 +211,12 @@ class Entry(models.Model):
         related_name="tournament_partnerships",
     )
     partner_confirmed = models.BooleanField(default=False)
+    paused = models.BooleanField(
+        default=False, help_text=_("An arena: not paired until they come back.")
+    )
+    start_rating = models.FloatField(
+        null=True, blank=True, help_text=_("An arena: the rating pairing and performance use.")
+    )
     seed = models.PositiveSmallIntegerField(null=True, blank=True)
     registered_at = models.DateTimeField(auto_now_add=True)
     player_checked_in_at = models.DateTimeField(null=True, blank=True)
@@ -284,6 +307,7 @@ class Match(models.Model):
         LOSERS = "L", _("Losers bracket")
         FINAL = "F", _("Grand final")
         SWISS = "S", _("Swiss")
+        ARENA = "A", _("Arena")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="matches")
     key = models.CharField(max_length=12)
@@ -306,6 +330,9 @@ class Match(models.Model):
         related_name="tournament_matches",
     )
     games = models.JSONField(default=list, blank=True)
+    berserk = models.JSONField(
+        default=list, blank=True, help_text=_("An arena game: the entries that berserked.")
+    )
     wins_a = models.PositiveSmallIntegerField(default=0)
     wins_b = models.PositiveSmallIntegerField(default=0)
     winner = models.ForeignKey(

@@ -60,6 +60,9 @@ def format_words(tournament: Tournament) -> str:
     if tournament.format == Tournament.Format.SWISS:
         rounds = tournament.rounds_total or tournament.swiss_rounds or 0
         words += " · " + ngettext("%(n)s round", "%(n)s rounds", rounds) % {"n": rounds}
+    if tournament.format == Tournament.Format.ARENA:
+        minutes = tournament.arena_minutes or 0
+        words += " · " + ngettext("%(n)s minute", "%(n)s minutes", minutes) % {"n": minutes}
     return str(words)
 
 
@@ -236,10 +239,11 @@ def viewer_state(
         "active": active,
         "invitation": invitation,
         "may_register": not active
-        and services.registration_open(tournament, now)
+        and (services.registration_open(tournament, now) or _arena_open(tournament, now))
         and services.refusal_reason(user) is None,
         "may_withdraw": active
-        and tournament.status in (S.PUBLISHED, S.REGISTRATION, S.CHECKIN, S.RUNNING),
+        and tournament.status in (S.PUBLISHED, S.REGISTRATION, S.CHECKIN, S.RUNNING)
+        and not (tournament.format == Tournament.Format.ARENA and tournament.status == S.RUNNING),
         "withdraw_refunds": tournament.status != S.RUNNING and bool(money.fee_units(tournament)),
         "may_check_in": active
         and not my_checked_in
@@ -528,6 +532,49 @@ def rounds(tournament: Tournament) -> list[dict[str, Any]]:
     ]
 
 
+def _arena_open(tournament: Tournament, now: dt.datetime) -> bool:
+    """A running arena takes players until it ends."""
+    from tournaments import arenas
+
+    return (
+        tournament.format == Tournament.Format.ARENA
+        and tournament.status == S.RUNNING
+        and now < arenas.ends_at(tournament)
+    )
+
+
+def arena_context(tournament: Tournament, user: Any) -> dict[str, Any] | None:
+    """An arena's part of its page: its times, the standings (as the frames send them), and
+    the viewer's own place, game and buttons."""
+    from tournaments import arena, arenas
+
+    if tournament.format != Tournament.Format.ARENA:
+        return None
+    frame = arenas.standings_frame(tournament)
+    mine = next((r for r in frame["ranks"] if r[0] == user.pk), None)
+    entry = tournament.entries.filter(player=user, withdrawn_at__isnull=True).first()
+    game = arenas.live_game_of(tournament, user) if entry is not None else None
+    clock = arenas.clock_of(tournament)
+    return {
+        "ends_at": arenas.ends_at(tournament),
+        "pairing_until": arenas.pairing_stops_at(tournament),
+        "pairing_open": tournament.status == S.RUNNING
+        and arenas.pairing_open(tournament, timezone.now()),
+        "frame": frame,
+        "my_rank": mine[1] if mine else None,
+        "my_score": mine[2] if mine else None,
+        "entry": entry,
+        "game": game,
+        "game_url": table_link(game) if game is not None else None,
+        "berserk_possible": arena.berserk_allowed(tournament.mode, clock, moved=False),
+        "berserked": bool(game and entry and entry.pk in game.berserk),
+        "half_clock": arena.berserk_clock_ms(clock) // 1000 if clock else None,
+        "expected_minutes": round(
+            arena.expected_game_seconds(tournament.mode, arenas.target_of(tournament), clock) / 60
+        ),
+    }
+
+
 def live_context(tournament: Tournament, user: Any) -> dict[str, Any]:
     """Everything the event's live part shows (the page fetches it again on every change)."""
     placings = []
@@ -549,12 +596,13 @@ def live_context(tournament: Tournament, user: Any) -> dict[str, Any]:
                     }
                 )
             place += len(group)
+    is_arena = tournament.format == Tournament.Format.ARENA  # its standings are its own
     return {
         "tournament": tournament,
         "viewer": viewer_state(tournament, user),
-        "picture": bracket_picture(tournament, user),
-        "standings": swiss_table(tournament),
-        "rounds": rounds(tournament),
+        "picture": None if is_arena else bracket_picture(tournament, user),
+        "standings": [] if is_arena else swiss_table(tournament),
+        "rounds": [] if is_arena else rounds(tournament),
         "entrants": entrant_rows(tournament, user),
         "final_placings": placings,
         "prizes": prize_rows(tournament),
@@ -562,6 +610,7 @@ def live_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         "match_words": match_words(tournament),
         "table_words": table_words(tournament),
         "may_manage": services.may_manage(user, tournament),
+        "arena": arena_context(tournament, user),
     }
 
 

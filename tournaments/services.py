@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -44,7 +44,7 @@ from engine import SettingsError, TableSettings
 from social.notices import notify_users
 from tables import services as tables
 from tables.models import Game, Seat
-from tournaments import brackets, money
+from tournaments import arena, brackets, money
 from tournaments.broadcast import tournament_changed
 from tournaments.models import ORGANIZERS_GROUP, Entry, Match, Tournament
 
@@ -55,6 +55,8 @@ MS = Match.Status
 
 #: Limits of an event's settings.
 MAX_SWISS_ROUNDS = 15
+MAX_ARENA_PLAYERS = 1000
+ARENA_MINUTES = arena.ARENA_MINUTES
 MAX_PRIZE_PLACES = 8
 CHECKIN_MINUTES = (1, 240)
 ROUND_MINUTES = (0, 120)
@@ -128,6 +130,7 @@ FIELDS = (
     "table_options",
     "format",
     "swiss_rounds",
+    "arena_minutes",
     "best_of",
     "fee_kind",
     "fee_dollars",
@@ -202,8 +205,22 @@ def tournament_check(data: dict[str, Any], *, now: dt.datetime | None = None) ->
 
     fmt = data.get("format")
     if fmt not in Tournament.Format.values:
-        refuse("format", _("Choose single elimination, double elimination or Swiss."))
+        refuse("format", _("Choose single elimination, double elimination, Swiss or an arena."))
     clean["format"] = fmt
+    arena = fmt == Tournament.Format.ARENA
+    minutes = data.get("arena_minutes")
+    if arena:
+        low, high = ARENA_MINUTES
+        if not _whole(minutes) or not low <= minutes <= high:  # type: ignore[operator]
+            refuse(
+                "arena_minutes",
+                _("An arena runs for %(low)s to %(high)s minutes.") % {"low": low, "high": high},
+            )
+        if settings is not None and settings.players != 2:
+            refuse("table_options", _("Arena games are one on one."))
+        clean["arena_minutes"] = minutes
+    else:
+        clean["arena_minutes"] = None
     rounds = data.get("swiss_rounds")
     if fmt == Tournament.Format.SWISS:
         if not _whole(rounds) or not 1 <= rounds <= MAX_SWISS_ROUNDS:  # type: ignore[operator]
@@ -218,6 +235,8 @@ def tournament_check(data: dict[str, Any], *, now: dt.datetime | None = None) ->
     best_of = data.get("best_of")
     if best_of not in (1, 3, 5) or not _whole(best_of):
         refuse("best_of", _("A match is the best of 1, 3 or 5 games."))
+    elif arena and best_of != 1:
+        refuse("best_of", _("Each arena pairing is one game."))
     clean["best_of"] = best_of
 
     fee_kind = data.get("fee_kind") or Tournament.Fee.FREE
@@ -296,13 +315,14 @@ def tournament_check(data: dict[str, Any], *, now: dt.datetime | None = None) ->
         refuse("prize_split", _("More places are paid than the event has entrants."))
     clean["prize_split"] = list(split) if isinstance(split, list | tuple) else split
 
+    most = MAX_ARENA_PLAYERS if arena else brackets.MAX_ENTRANTS
     if not _whole(max_entrants) or not (
-        brackets.MIN_ENTRANTS <= max_entrants <= brackets.MAX_ENTRANTS  # type: ignore[operator]
+        brackets.MIN_ENTRANTS <= max_entrants <= most  # type: ignore[operator]
     ):
         refuse(
             "max_entrants",
             _("An event has room for %(low)s to %(high)s entrants.")
-            % {"low": brackets.MIN_ENTRANTS, "high": brackets.MAX_ENTRANTS},
+            % {"low": brackets.MIN_ENTRANTS, "high": most},
         )
     clean["max_entrants"] = max_entrants
 
@@ -528,11 +548,19 @@ def entry_register(
     _may_play(user)
     with transaction.atomic():
         tournament = _locked(tournament_id)
-        if tournament.status in (S.RUNNING, S.FINISHED, S.CANCELLED):
+        arena_running = tournament.format == Tournament.Format.ARENA and tournament.status == (
+            S.RUNNING
+        )
+        if arena_running:
+            from tournaments import arenas
+
+            if now >= arenas.ends_at(tournament):
+                raise TournamentError("over", _("This arena is over."))
+        elif tournament.status in (S.RUNNING, S.FINISHED, S.CANCELLED):
             raise TournamentError("started", _("This event has already started."))
         if tournament.status == S.DRAFT:
             raise TournamentError("no_event", _("There is no such event."))
-        if not registration_open(tournament, now):
+        if not arena_running and not registration_open(tournament, now):
             if now < tournament.registration_opens:
                 raise TournamentError("not_open", _("Registration is not open yet."))
             raise TournamentError("closed", _("Registration is closed."))
@@ -576,6 +604,11 @@ def entry_register(
                     player=user,
                     partner=partner if tournament.partners else None,
                 )
+                if tournament.format == Tournament.Format.ARENA:
+                    from tournaments import arenas
+
+                    entry.start_rating = arenas.start_rating(tournament, user)
+                    Entry.objects.filter(pk=entry.pk).update(start_rating=entry.start_rating)
         except IntegrityError as exc:
             raise TournamentError(
                 "already", _("You are already registered for this event.")
@@ -664,6 +697,11 @@ def entry_withdraw(*, tournament_id: int, user: Any, now: dt.datetime | None = N
         if tournament.status in (S.FINISHED, S.CANCELLED):
             raise TournamentError("over", _("This event is already over."))
         started = tournament.status == S.RUNNING
+        if started and tournament.format == Tournament.Format.ARENA:
+            raise TournamentError(
+                "pause_instead",
+                _("In a running arena, pause instead: you keep your points and may come back."),
+            )
         _withdraw(tournament, entry, Entry.Withdrawal.PLAYER, now, by=user, refund=not started)
         tournament_changed(tournament.pk)
     entry.refresh_from_db()
@@ -873,6 +911,16 @@ def tournament_sweep(*, now: dt.datetime | None = None) -> int:
             steps += tournament_advance(tournament_id=pk, now=now)
         except Exception:  # one event's trouble must not hold up the others; the next sweep retries
             log.exception("tournament %s: the sweep failed", pk)
+    # An arena's standings change not sent yet (held back: one frame a second) goes out now.
+    from tournaments import arenas
+
+    arenas.flush_frames(
+        list(
+            Tournament.objects.filter(
+                pk__in=ids, format=Tournament.Format.ARENA, standings_seq__gt=F("frame_seq")
+            ).values_list("pk", flat=True)
+        )
+    )
     return steps
 
 
@@ -913,6 +961,8 @@ def _step_open_checkin(tournament_id: int, now: dt.datetime) -> int:
     tournament = _fresh(tournament_id)
     if tournament is None or tournament.status != S.REGISTRATION:
         return 0
+    if tournament.format == Tournament.Format.ARENA:
+        return 0  # an arena has no check-in: whoever joined is paired unless they pause
     if now < tournament.starts_at - dt.timedelta(minutes=tournament.checkin_minutes):
         return 0
     with transaction.atomic():
@@ -929,7 +979,12 @@ def _tell_checkin_open(tournament: Tournament) -> None:
     """The event is about to start: each entrant, on whatever page they have open, is asked to
     check in (the notices socket, social)."""
     card = reverse("tournaments:notice_card", args=[tournament.pk])
-    users = {u for entry in active_entries(tournament) for u in entry.user_ids}
+    users: set[int] = set()
+    for entry in active_entries(tournament):
+        if entry.player_checked_in_at is None:
+            users.add(entry.player_id)
+        if entry.partner_id and entry.partner_checked_in_at is None:
+            users.add(entry.partner_id)
     notify_users(
         [
             (user_id, "tournament_checkin_open", {"tournament": tournament.pk, "card_url": card})
@@ -971,6 +1026,11 @@ def _step_start(tournament_id: int, now: dt.datetime) -> int:
         if not claimed:
             return 0
         tournament = Tournament.objects.get(pk=tournament_id)
+        if tournament.format == Tournament.Format.ARENA:
+            # Nobody is seeded or checked in: the first wave pairs whoever is there.
+            Tournament.objects.filter(pk=tournament_id).update(current_round=0, next_round_at=now)
+            tournament_changed(tournament_id)
+            return 1
         playing: list[Entry] = []
         for entry in active_entries(tournament).select_related("player", "partner"):
             confirmed = entry.partner_id is None or entry.partner_confirmed
@@ -1130,6 +1190,10 @@ def _step_round(tournament_id: int, now: dt.datetime) -> int:
     tournament = _fresh(tournament_id)
     if tournament is None or tournament.status != S.RUNNING:
         return 0
+    if tournament.format == Tournament.Format.ARENA:
+        from tournaments import arenas
+
+        return arenas.step(tournament, now)
     current = list(
         tournament.matches.filter(round=tournament.current_round)
         .exclude(status__in=Match.FINAL)
@@ -1171,8 +1235,9 @@ def _forfeit_live_matches(tournament: Tournament, entry: Entry, now: dt.datetime
     live = tournament.matches.filter(
         Q(entry_a=entry) | Q(entry_b=entry),
         status__in=[MS.READY, MS.WAITING, MS.PLAYING],
-        round=tournament.current_round,
     ).select_related("entry_a", "entry_b")
+    if tournament.format != Tournament.Format.ARENA:  # an arena's games run across waves
+        live = live.filter(round=tournament.current_round)
     for match in live:
         for side in (match.entry_a, match.entry_b):
             if side is not None and side.pk == entry.pk:
@@ -1212,7 +1277,7 @@ def _open_table(
             if number:
                 tables.seat_take(table_id=table.pk, user=users[user_id], number=number)
         Match.objects.filter(pk=match.pk).update(table=table)
-        tournament_changed(tournament.pk)
+        _match_changed(tournament)
         # Whatever page each player has open says so (the notices socket, social).
         notify_users(
             [
@@ -1258,7 +1323,7 @@ def _decide(
         )
         if claimed:
             _after_result(tournament)
-            tournament_changed(tournament.pk)
+            _match_changed(tournament)
     return bool(claimed)
 
 
@@ -1284,7 +1349,7 @@ def _match_waiting(tournament: Tournament, match: Match, now: dt.datetime) -> bo
             pk=match.pk, status=MS.WAITING, table_id=match.table_id
         ).update(status=MS.PLAYING, noshow_deadline=None)
         if claimed:
-            tournament_changed(tournament.pk)
+            _match_changed(tournament)
         return bool(claimed)
     if game is not None and game.status == Game.Status.ABORTED:
         return _open_table(tournament, match, now, from_status=MS.WAITING)  # called off: again
@@ -1305,7 +1370,7 @@ def _no_show(tournament: Tournament, match: Match, now: dt.datetime) -> bool:
         if aborted is None:
             # The last player pressed Ready in time: the game is on.
             Match.objects.filter(pk=match.pk).update(status=MS.PLAYING)
-            tournament_changed(tournament.pk)
+            _match_changed(tournament)
             return True
         ready = {
             s.number: s.ready
@@ -1328,8 +1393,12 @@ def _no_show(tournament: Tournament, match: Match, now: dt.datetime) -> bool:
             finished_at=now,
             games=[*match.games, {"table": match.table_id, "game": aborted.pk, "no_show": True}],
         )
+        if tournament.format == Tournament.Format.ARENA:
+            from tournaments import arenas
+
+            arenas.on_no_show(match, winner)
         _after_result(tournament)
-        tournament_changed(tournament.pk)
+        _match_changed(tournament)
     return True
 
 
@@ -1372,7 +1441,7 @@ def _match_playing(tournament: Tournament, match: Match, now: dt.datetime) -> bo
             )
             if claimed:
                 _after_result(tournament)
-                tournament_changed(tournament.pk)
+                _match_changed(tournament)
             return bool(claimed)
         claimed = Match.objects.filter(
             pk=match.pk, status=MS.PLAYING, table_id=match.table_id
@@ -1383,9 +1452,26 @@ def _match_playing(tournament: Tournament, match: Match, now: dt.datetime) -> bo
         return _open_table(tournament, match, now, from_status=MS.PLAYING)
 
 
+def _match_changed(tournament: Tournament) -> None:
+    """A match moved (its table opened, its game began or ended): an event's pages fetch its
+    live part again; an arena's get the next standings frame instead (one a second at most,
+    however many games change: its pages do not each fetch anything)."""
+    if tournament.format == Tournament.Format.ARENA:
+        from tournaments import arenas
+
+        arenas.standings_changed(tournament.pk)
+    else:
+        tournament_changed(tournament.pk)
+
+
 def _after_result(tournament: Tournament) -> None:
-    """Inside the transaction that recorded a result: move the winners on (elimination)."""
-    if tournament.format != Tournament.Format.SWISS:
+    """Inside the transaction that recorded a result: move the winners on (elimination); an
+    arena's standings changed."""
+    if tournament.format == Tournament.Format.ARENA:
+        from tournaments import arenas
+
+        arenas.standings_changed(tournament.pk)
+    elif tournament.format != Tournament.Format.SWISS:
         _bracket_sync(tournament)
 
 
@@ -1464,6 +1550,10 @@ def _finish(tournament: Tournament, now: dt.datetime) -> int:
 def final_placings(tournament: Tournament) -> list[list[int]]:
     """Entry ids, best first, in groups that share a place; entries that withdrew or were
     disqualified are left out (they win nothing)."""
+    if tournament.format == Tournament.Format.ARENA:
+        from tournaments import arenas
+
+        return arenas.placings(tournament)
     seeded = _seeded(tournament)
     active = {e.pk for e in seeded if e.active}
     if tournament.format == Tournament.Format.SWISS:

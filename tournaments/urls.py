@@ -34,6 +34,8 @@ urlpatterns = [
         views.match_settle,
         name="settle",
     ),
+    path("tournaments/<int:pk>/arena/pause/", views.arena_pause, name="arena_pause"),
+    path("tournaments/<int:pk>/arena/berserk/", views.arena_berserk, name="arena_berserk"),
     path("series/", series_views.series_list, name="series_list"),
     path("series/new/", series_views.series_new, name="series_new"),
     path("series/<int:pk>/", series_views.series_detail, name="series"),

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
-from tournaments import selectors, services
+from tournaments import arenas, selectors, services
 from tournaments.forms import ReasonForm, RegisterForm, SettleForm, TournamentForm
 from tournaments.models import Entry, Match, Tournament
 
@@ -309,3 +309,28 @@ def seeds_set(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.success(request, _("The seeding is saved."))
     return redirect("tournaments:manage", pk=tournament.pk)
+
+
+@login_required
+@require_POST
+def arena_pause(request: HttpRequest, pk: int) -> HttpResponse:
+    paused = request.POST.get("paused") != "0"
+    return _act(
+        request,
+        pk,
+        lambda: arenas.arena_pause(tournament_id=pk, user=request.user, paused=paused),
+        _("Paused: you keep your points; come back whenever you like.")
+        if paused
+        else _("Welcome back: you are in the next pairing."),
+    )
+
+
+@login_required
+@require_POST
+def arena_berserk(request: HttpRequest, pk: int) -> HttpResponse:
+    return _act(
+        request,
+        pk,
+        lambda: arenas.arena_berserk(tournament_id=pk, user=request.user),
+        _("Berserk: your clock is halved, and a win scores 1 point more."),
+    )

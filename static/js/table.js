@@ -567,15 +567,23 @@ export function startTable(app) {
     return Math.max(0, clock.deadline - serverNow());
   }
 
-  function clockBar(seat) {
+  /** A seat's own full turn clock in seconds: the table's, or the shorter one the seat chose
+   *  (`clock.seats`, docs/protocol.md). */
+  function seatClock(seat) {
     const clock = state.game?.clock;
+    if (!clock) return null;
+    const own = clock.seats?.[String(seat)];
+    return typeof own === "number" ? own : clock.seconds;
+  }
+
+  function clockBar(seat) {
     const left = clockLeft();
     if (left === null || state.game.to_act !== seat) return null;
     const bar = el("div", { class: "clock", role: "timer", "data-clock": "", title: t("clock_help") },
       el("span", { class: "clock-fill" }),
       el("span", { class: "clock-text" }),
     );
-    bar.dataset.seconds = String(clock.seconds);
+    bar.dataset.seconds = String(seatClock(seat));
     paintClock(bar, left);
     return bar;
   }
@@ -634,7 +642,7 @@ export function startTable(app) {
       for (const bar of bars) paintClock(bar, left);
       const me = mySeat();
       if (clockWait() > 0) return;
-      const warnAt = Math.min(3000, Number(state.game.clock.seconds) * 500);
+      const warnAt = Math.min(3000, Number(seatClock(state.game.to_act)) * 500);
       const key = `${state.game.version}`;
       if (me !== null && state.game.to_act === me && left > 0 && left <= warnAt && state.clockWarned !== key) {
         state.clockWarned = key;
@@ -1342,6 +1350,9 @@ export function startTable(app) {
           pendingDumbbells.push(ev.seat);
           announce(text);
         }
+        break;
+      case "clock_halved":
+        text = t("log_clock_halved", { name: name(ev.seat), n: ev.seconds });
         break;
       case "hand_board":
         // The finished hand's board: kept on the felt while its summary is open.

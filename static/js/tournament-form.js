@@ -19,8 +19,17 @@ function show() {
     const field = wrap(name);
     if (field) field.hidden = modes === "house" ? HEAD_TO_HEAD.includes(mode) : !modes.includes(mode);
   }
+  const format = form.elements.format.value;
   const swiss = wrap("swiss_rounds");
-  if (swiss) swiss.hidden = form.elements.format.value !== "swiss";
+  if (swiss) swiss.hidden = format !== "swiss";
+  // An arena: its length instead of rounds, matches of one game, no seeding or check-in.
+  const arena = format === "arena";
+  for (const name of ["best_of", "seeding", "checkin_minutes", "round_minutes"]) {
+    const field = wrap(name);
+    if (field) field.hidden = arena;
+  }
+  const minutes = wrap("arena_minutes");
+  if (minutes) minutes.hidden = !arena;
   const fee = form.elements.fee_kind.value;
   const dollars = wrap("fee_dollars");
   if (dollars) dollars.hidden = fee !== "dollars";

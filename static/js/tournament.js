@@ -44,6 +44,11 @@ function watch() {
       lastSeq = notice.seq;
       schedule();
     }
+    if (notice.kind === "arena_standings") arenaFrame(notice);
+    // The viewer's own arena game (its table is ready): their part of the page changes.
+    if (notice.kind === "tournament_table_ready" && String(notice.tournament) === document.getElementById("arena")?.dataset.tournament) {
+      schedule();
+    }
   });
   let opens = 0;
   const opened = () => {
@@ -65,4 +70,80 @@ if (live) {
   setInterval(() => {
     if (!socketOpen || document.visibilityState === "visible") schedule(0);
   }, 30000);
+}
+
+// An arena's standings arrive as one frame for every viewer (at most one a second): the rows
+// are drawn here; the page's own part is fetched again only when this viewer's place or points
+// changed (their game ended, or they joined).
+let myPlace = null;
+
+function arenaFrame(frame) {
+  const box = document.getElementById("arena");
+  if (!box || String(frame.tournament) !== box.dataset.tournament) return;
+  if (Number(frame.seq) <= Number(box.dataset.seq || 0)) return; // an older frame
+  box.dataset.seq = String(frame.seq);
+  const words = document.getElementById("arena-strings")?.dataset || {};
+  const me = Number(box.dataset.me);
+  const rows = frame.top.map((r) => {
+    const tr = document.createElement("tr");
+    if (r.player === me) tr.classList.add("mine");
+    if (r.paused) tr.classList.add("paused");
+    const cell = (text, cls) => {
+      const td = document.createElement("td");
+      if (cls) td.className = cls;
+      if (text !== null) td.textContent = String(text);
+      tr.append(td);
+      return td;
+    };
+    cell(r.rank);
+    const name = cell(r.name);
+    if (r.fire) {
+      const badge = document.createElement("span");
+      badge.className = "badge arena-fire";
+      badge.textContent = words.fire || "On fire";
+      name.append(" ", badge);
+    }
+    if (r.paused) {
+      const note = document.createElement("span");
+      note.className = "help";
+      note.textContent = words.paused || "paused";
+      name.append(" ", note);
+    }
+    cell(r.score, "num");
+    const recent = cell(null, "arena-recent");
+    for (const mark of r.recent) {
+      const span = document.createElement("span");
+      span.className = `mark mark-${mark}`;
+      span.textContent = mark;
+      recent.append(span);
+    }
+    cell(r.games, "num");
+    cell(r.performance, "num");
+    return tr;
+  });
+  const body = document.getElementById("arena-rows");
+  if (body) {
+    if (rows.length) body.replaceChildren(...rows);
+    else {
+      const tr = document.createElement("tr");
+      const td = document.createElement("td");
+      td.colSpan = 6;
+      td.textContent = words.none || "";
+      tr.append(td);
+      body.replaceChildren(tr);
+    }
+  }
+  const players = document.getElementById("arena-players");
+  if (players) players.textContent = String(frame.players);
+  const watch = document.getElementById("arena-watch");
+  if (watch) {
+    watch.hidden = !frame.watch;
+    const link = watch.querySelector("a");
+    if (link && frame.watch) link.href = frame.watch;
+  }
+  const mine = frame.ranks.find((r) => r[0] === me);
+  const place = mine ? `${mine[1]}:${mine[2]}` : null;
+  if (myPlace !== null && place !== myPlace) schedule();
+  myPlace = place;
+  document.body.dataset.arenaSeq = String(frame.seq);
 }

@@ -109,12 +109,15 @@ class Site:
     series: Any
     challenge: Any
     reset_key: str
+    #: A club Alice leads, by request: a member, and Bob asking to join.
+    club: Any = None
 
 
 def site(url: str, alice: Any, bob: Any, warden: Any, make_user: Any) -> Site:
     from allauth.account.forms import default_token_generator
     from allauth.account.utils import user_pk_to_url_str
 
+    from clubs import services as club_services
     from house.services import practice_start
     from social import services as social
     from tables import services as tables
@@ -143,9 +146,16 @@ def site(url: str, alice: Any, bob: Any, warden: Any, make_user: Any) -> Site:
     )
     # A password reset link, as the e-mail gives it (the server shares the secret key).
     reset_key = f"{user_pk_to_url_str(alice)}-{default_token_generator.make_token(alice)}"
-    return Site(
+    flo = make_user("Flo")
+    club = club_services.club_found(user=alice, name="Los Tranques", policy="request")
+    club_services.club_join(club_id=club.pk, user=flo)
+    club_services.membership_approve(club_id=club.pk, member_id=flo.pk, by=alice)
+    club_services.club_join(club_id=club.pk, user=bob)
+    made = Site(
         url, alice, bob, game, finished, open_table, practice, event, series, challenge, reset_key
     )
+    made.club = club
+    return made
 
 
 def signed_out(s: Site, page: Any, found: dict[str, Any], where: str) -> None:
@@ -194,6 +204,9 @@ def signed_in(s: Site, page: Any, found: dict[str, Any], where: str) -> None:
         f"/tournaments/{s.event.pk}/",
         "/series/",
         f"/series/{s.series.pk}/",
+        "/clubs/",
+        f"/clubs/{s.club.slug}/",
+        f"/clubs/{s.club.slug}/edit/",
         "/leaderboards/",
         "/leaderboards/fives/",
         "/locker/",
@@ -214,6 +227,13 @@ def signed_in(s: Site, page: Any, found: dict[str, Any], where: str) -> None:
         if path == "/watch/":  # the live game is listed
             page.locator(".watch-list .table-row").first.wait_for()
         check(page, f"{where} {path}", found)
+
+    # The form to found a club, sent empty: its errors are read too.
+    page.goto(url + "/clubs/")
+    page.locator("#found summary").click()
+    page.locator("#found [type=submit]").click()
+    page.locator("#found .errorlist").first.wait_for()
+    check(page, f"{where} /clubs/ founding refused", found)
 
     # Waiting in a quick-pairing pool ("Play now").
     page.goto(url + "/")

@@ -145,3 +145,53 @@ def test_the_clock_counts_down_and_gives_a_dumbbell(
     assert restarted["deadline"] >= shown["deadline"] + 60_000
     text = alice_page.locator(f'.seat[data-seat="{to_act}"] [data-clock]').inner_text()
     assert text.endswith(" s") and int(text.split()[0]) > 3, text
+
+
+def test_a_halved_clock_is_drawn_against_the_seat_s_own_clock(
+    live_server_url: str, new_page: Any, alice: Any, bob: Any
+) -> None:
+    """A seat that halved its own clock (a 60 s table: 30 s) has its bar drawn against its own
+    30 s: nearly full at the start of its turn, where against the table's 60 s it would be at
+    half and already warn. Every page hears it, in the move log too."""
+    url = live_server_url
+    table = services.table_create(host=alice, mode="citizen_gym", players=2, clock=60)
+    services.seat_take(table_id=table.pk, user=bob, number=1)
+    for user in (alice, bob):
+        services.seat_ready(table_id=table.pk, user=user, ready=True)
+    game = Game.objects.get(table=table)
+    if game.clock_starts_at is not None:  # a redeal's summary: both have read it
+        for user in (alice, bob):
+            services.summary_seen(table_id=table.pk, user=user, hand=game.state["deal"])
+    page = new_page("desktop")
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    log_in(page, url, alice)
+    page.goto(f"{url}/tables/{table.pk}/")
+    page.wait_for_function("() => window.wsReady === true")
+    to_act = page.evaluate("() => window.dominologistTable.state.game.to_act")
+    bar = page.locator(f'.seat[data-seat="{to_act}"] [data-clock]')
+    bar.wait_for()
+    assert bar.get_attribute("data-seconds") == "60"
+    services.seat_clock_halve(table_id=table.pk, user=[alice, bob][to_act])
+    page.wait_for_function(
+        "(seat) => { const c = window.dominologistTable.state.game.clock;"
+        " return c.seats && c.seats[String(seat)] === 30; }",
+        arg=to_act,
+    )
+    bar = page.locator(f'.seat[data-seat="{to_act}"] [data-clock]')
+    bar.wait_for()
+    assert bar.get_attribute("data-seconds") == "30"
+    clock = page.evaluate("() => window.dominologistTable.state.game.clock")
+    left_ms = page.evaluate(
+        "() => { const s = window.dominologistTable.state;"
+        " return s.game.clock.deadline - (Date.now() + (s.clockOffset || 0)); }"
+    )
+    assert clock["seconds"] == 60 and left_ms <= 30_000
+    width = page.evaluate(
+        f"() => parseFloat(document.querySelector('.seat[data-seat=\"{to_act}\"] .clock-fill')"
+        ".style.width)"
+    )
+    # Drawn against its own 30 s (less what the machine took since the turn began), not 60 s.
+    assert abs(width - left_ms / 300) < 5, (width, left_ms)
+    assert "halved their own turn clock: 30 s a turn" in page.locator("#move-log").inner_text()
+    assert errors == [], errors

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
+from clubs import services as clubs
 from history.services import games_archive_pending
 from social.presence import mark_online
 from tests.e2e.conftest import screenshot
@@ -84,6 +85,13 @@ def test_every_page_at_every_size(
     olga.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
     event = make_event(olga)
     send(bob, alice)
+    # A club Alice leads (a long name), with a member and a request waiting.
+    club = clubs.club_found(
+        user=alice, name="Los Tranques de la Esquina del Barrio", policy="request"
+    )
+    clubs.club_join(club_id=club.pk, user=carol)
+    clubs.membership_approve(club_id=club.pk, member_id=carol.pk, by=alice)
+    clubs.club_join(club_id=club.pk, user=dave)
 
     pages = {
         "home": "/",
@@ -98,6 +106,8 @@ def test_every_page_at_every_size(
         "commissary": reverse("ledger:commissary"),
         "tournaments": reverse("tournaments:list"),
         "tournament": reverse("tournaments:detail", args=[event.pk]),
+        "clubs": reverse("clubs:list"),
+        "club": club.get_absolute_url(),
         "leaderboards": reverse("ratings:leaderboard"),
         "leaderboard": reverse("ratings:pool", args=["fives"]),
         "profile": reverse("accounts:my_profile"),

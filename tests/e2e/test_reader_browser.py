@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from house.services import practice_start
+from tables.services import seat_clock_halve
 from tests.e2e.conftest import SCREENSHOTS, log_in, screenshot
 
 PIPS = {
@@ -323,8 +324,10 @@ def test_the_clock_key_says_the_time_left_at_a_gym_table(
     me = Listener(page)
     assert me.next().startswith("Screen-reader mode on.")
     turn = me.next()
+    chose = False
     while "Your turn." not in turn and "Your lead." not in turn:
         if "You were dealt five doubles" in turn:  # her choice first (a deal of about 1 in 260)
+            chose = True
             choose = page.get_by_role("dialog", name="Five doubles!")
             choose.get_by_role("button", name="Play for +100").focus()
             page.keyboard.press("Enter")
@@ -343,4 +346,13 @@ def test_the_clock_key_says_the_time_left_at_a_gym_table(
     again = re.fullmatch(r"You: (\d+) seconds left\.", me.type("clock"))
     assert again and int(again.group(1)) <= int(first.group(1)), me.heard[-1]
     shot(page, "reader-gym-clock-360x640")
+    # Alice halves her own clock on her turn (an arena's berserk): she hears it, and c counts
+    # down from her own 30 s, the deadline having come forward. (Not after a doubles choice:
+    # that was her first move.)
+    if not chose:
+        seat_clock_halve(table_id=table.pk, user=alice)
+        assert me.next() == "Alice halved their own turn clock: 30 s a turn.", me.heard
+        page.get_by_label("Your move").focus()
+        halved = re.fullmatch(r"You: (\d+) seconds left\.", me.type("c"))
+        assert halved and int(halved.group(1)) <= 30, me.heard[-1]
     assert errors == [], errors

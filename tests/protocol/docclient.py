@@ -132,6 +132,7 @@ TABLE_EVENTS: dict[str, list[set[str]]] = {  # type: the field sets it may have
     "table_closed": [set(), {"reason"}],
     "hand_board": [{"board"}],
     "clock_started": [set()],
+    "clock_halved": [{"seat", "seconds"}],
 }
 #: Where an engine event's private part is: the seat it belongs to is its `seat` field, except a
 #: deal's hand, which each seated player gets for its own seat.
@@ -217,7 +218,11 @@ def check_view(game: object, seat: int | None) -> None:
     check_keys(game["board"], {"lead", "spinner", "arms", "ends", "total", "size"}, set(), "board")
     expect(isinstance(game["history"], list), "history")
     if game["clock"] is not None:
-        check_keys(game["clock"], {"seconds", "deadline", "starts", "grace_ms"}, set(), "clock")
+        clock = game["clock"]
+        check_keys(clock, {"seconds", "deadline", "starts", "grace_ms", "seats"}, set(), "clock")
+        expect(isinstance(clock["seats"], dict), "clock seats is an object")
+        for number, seconds in clock["seats"].items():
+            expect(number.isdigit() and is_int(seconds), f"a seat's own clock {number}: {seconds}")
     if game["game"] is not None:
         check_keys(
             game["game"], {"winner", "skunked", "forfeit", "reason", "workouts"}, set(), "result"
