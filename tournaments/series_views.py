@@ -21,6 +21,7 @@ from tournaments import series_selectors as selectors
 from tournaments.forms import OccurrenceCancelForm, SeriesForm
 from tournaments.models import Series, Tournament
 from tournaments.services import TournamentError, is_organizer, registration_open
+from tournaments.views import _act as act
 
 
 def _managed(request: HttpRequest, pk: int) -> Series:
@@ -90,13 +91,7 @@ def series_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _act(request: HttpRequest, pk: int, action: Any, done: str) -> HttpResponse:
-    try:
-        action()
-    except TournamentError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, done)
-    return redirect("tournaments:series", pk=pk)
+    return act(request, pk, action, done, to="tournaments:series")
 
 
 @login_required

@@ -72,14 +72,21 @@ def notice_card(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def _act(request: HttpRequest, pk: int, action: Callable[[], Any], done: str) -> HttpResponse:
+def _act(
+    request: HttpRequest,
+    pk: int,
+    action: Callable[[], Any],
+    done: str,
+    to: str = "tournaments:detail",
+) -> HttpResponse:
+    """Call one service; say what it did, or why it refused; back to the page `to` (pk)."""
     try:
         action()
     except services.TournamentError as exc:
         messages.error(request, exc.message)
     else:
         messages.success(request, done)
-    return redirect("tournaments:detail", pk=pk)
+    return redirect(to, pk=pk)
 
 
 @login_required
