@@ -13,6 +13,11 @@ from tests.e2e.conftest import WIDTHS, log_in, screenshot
 
 
 def no_sideways_scroll(page: Any) -> None:
+    # The header fits itself to a new width on the next animation frame after the resize
+    # (static/js/menu.js): wait for the frame after that before measuring.
+    page.evaluate(
+        "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
 
 
