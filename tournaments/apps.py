@@ -14,6 +14,12 @@ class TournamentsConfig(AppConfig):
         if seat_guard not in tables.SEAT_GUARDS:
             tables.SEAT_GUARDS.append(seat_guard)
 
+        # A club's page lists its own events and series (clubs may not import tournaments).
+        from clubs.panels import panel_register
+        from tournaments.club_panel import club_panel
+
+        panel_register(club_panel)
+
         # Pages watch the list and one event on the site-wide notices socket (social).
         from social.notices import watch_topic_register
         from tournaments.broadcast import LIST_GROUP, group_name

@@ -373,7 +373,7 @@ def standings_frame(tournament: Tournament, now: dt.datetime | None = None) -> d
             # (an event's tables are private: open to anyone who follows the event)
             url = reverse("tables:table", args=[m["table_id"]])
             best, watch = place, f"{url}?code={m['table__invite_code']}"
-    return {
+    frame = {
         "tournament": tournament.pk,
         "players": len(rows),
         "ends": int(ends_at(tournament).timestamp() * 1000),
@@ -400,6 +400,45 @@ def standings_frame(tournament: Tournament, now: dt.datetime | None = None) -> d
         "watch": watch,
         "at": int(now.timestamp() * 1000),
     }
+    if tournament.is_battle:
+        frame["clubs"] = battle_frame(tournament, rows, names)
+    return frame
+
+
+def battle_frame(
+    tournament: Tournament, rows: list[arena.ArenaStanding], names: dict[int, str]
+) -> list[dict[str, Any]]:
+    """A club battle's clubs, best first (`arena.club_standings`): each club's score (the sum of
+    its best `battle_top` players' points), how many play for it, and those best players."""
+    from accounts.models import User
+    from clubs.models import Club
+
+    club_of = dict(
+        tournament.entries.filter(club__isnull=False).values_list("player_id", "club_id")
+    )
+    table = arena.club_standings(rows, club_of, top=tournament.battle_top or 1)
+    clubs = {c.pk: c for c in Club.objects.filter(pk__in=[row.club for row in table])}
+    missing = {s.player for row in table for s in row.top} - set(names)
+    names = {
+        **names,
+        **dict(User.objects.filter(pk__in=missing).values_list("pk", "display_name")),
+    }
+    return [
+        {
+            "rank": row.rank,
+            "club": row.club,
+            "name": clubs[row.club].name,
+            "url": clubs[row.club].get_absolute_url(),
+            "score": row.score,
+            "players": row.players,
+            "top": [
+                {"player": s.player, "name": names.get(s.player, ""), "score": s.score}
+                for s in row.top
+            ],
+        }
+        for row in table
+        if row.club in clubs
+    ]
 
 
 def standings_changed(tournament_id: int) -> None:

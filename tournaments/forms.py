@@ -9,9 +9,11 @@ import re
 from typing import Any
 
 from django import forms
+from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from clubs.models import Club
 from engine import SettingsError, TableSettings
 from tables.forms import FIELD_FOR_SETTING, SHAPES, TableForm
 from tournaments import money, schedule, services
@@ -134,11 +136,36 @@ class TournamentForm(TableForm):
     seeding = forms.ChoiceField(
         label=_("Seeding"), choices=Tournament.Seeding.choices, initial="random"
     )
+    club = forms.ChoiceField(
+        label=_("Who may register"),
+        required=False,
+        help_text=_(
+            "A club's own event takes its members only, and every leader of the club runs it."
+        ),
+    )
+    battle_clubs = forms.CharField(
+        label=_("Club battle: the clubs"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_(
+            "Arena only, and optional: the names of 2 to 16 clubs, one a line. Members of these "
+            "clubs join, each for their club; the clubs are ranked as well as the players."
+        ),
+    )
+    battle_top = forms.IntegerField(
+        label=_("Club battle: players who count for each club"),
+        required=False,
+        initial=5,
+        help_text=_("1 to 50: a club's score is the sum of its best players' points."),
+    )
 
     field_order = [
         "name",
         "description",
         "rules_text",
+        "club",
+        "battle_clubs",
+        "battle_top",
         *TABLE_FIELDS,
         "format",
         "swiss_rounds",
@@ -157,11 +184,47 @@ class TournamentForm(TableForm):
         "seeding",
     ]
 
-    def __init__(self, *args: Any, instance: Tournament | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        instance: Tournament | None = None,
+        user: Any = None,
+        club: Club | None = None,
+        fixed_club: Club | None = None,
+        **kwargs: Any,
+    ) -> None:
         if instance is not None and "initial" not in kwargs:
             kwargs["initial"] = initial_from(instance)
         super().__init__(*args, **kwargs)
         self.fields.pop("stake", None)  # a tournament's tables play for its prizes, not a stake
+        # Whose event: chosen when it is made (open, or one of the clubs the maker leads), and
+        # fixed after. A club battle is an organizer's open arena.
+        if instance is not None:
+            fixed_club = instance.club
+        self.fixed_club = fixed_club
+        organizer = services.is_organizer(user)
+        self.clubs_led = [] if fixed_club is not None else services.clubs_led(user)
+        if instance is not None or not self.clubs_led:
+            self.fields.pop("club")
+        else:
+            choices = [
+                (c.slug, _("Members of %(club)s only") % {"club": c.name}) for c in self.clubs_led
+            ]
+            if organizer:
+                choices.insert(0, ("", _("Everyone: an open event")))
+            self.fields["club"].choices = choices
+            self.fields["club"].required = not organizer
+            if club is not None and club in self.clubs_led:
+                self.fields["club"].initial = club.slug
+        if not organizer or fixed_club is not None:
+            self.fields.pop("battle_clubs")
+            self.fields.pop("battle_top")
+        elif instance is not None and instance.is_battle:
+            self.initial.setdefault(
+                "battle_clubs", "\n".join(c.name for c in instance.battle_clubs.order_by("name"))
+            )
+            self.initial.setdefault("battle_top", instance.battle_top)
+        self.owner: dict[str, Any] = {}
         self.entry_canteen_fields: list[str] = []
         for good_id, label in money.canteen_goods():
             name = f"canteen_{good_id}"
@@ -179,6 +242,7 @@ class TournamentForm(TableForm):
         """The fields in fieldsets, for the page."""
         sets = [
             (_("The event"), ["name", "description", "rules_text"]),
+            (_("Who plays"), ["club", "battle_clubs", "battle_top"]),
             (_("The tables"), list(TABLE_FIELDS)),
             (
                 _("Format and matches"),
@@ -200,10 +264,53 @@ class TournamentForm(TableForm):
                 ],
             ),
         ]
-        return [
+        shown = [
             (str(legend), [self[name] for name in names if name in self.fields])
             for legend, names in sets
         ]
+        return [(legend, fields) for legend, fields in shown if fields]
+
+    def _owner(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Whose event it is and the battle's clubs, as the service takes them; a refusal lands
+        on its field (and leaves {})."""
+        owner: dict[str, Any] = {}
+        if "club" in self.fields:
+            slug = data.get("club") or ""
+            chosen = next((c for c in self.clubs_led if c.slug == slug), None)
+            if slug and chosen is None:  # pragma: no cover - a ChoiceField refuses it first
+                self.add_error("club", _("Choose one of the clubs you lead."))
+            owner["club"] = chosen
+        if "battle_clubs" not in self.fields:
+            return owner
+        names = [n.strip() for n in str(data.get("battle_clubs") or "").splitlines() if n.strip()]
+        wanted = {n.lower() for n in names}
+        found = {
+            c.name.lower(): c
+            for c in Club.objects.annotate(lower=Lower("name")).filter(lower__in=wanted)
+        }
+        unknown = [n for n in names if n.lower() not in found]
+        if unknown:
+            self.add_error(
+                "battle_clubs",
+                _("There is no club named %(names)s.") % {"names": ", ".join(unknown)},
+            )
+            return owner
+        top = data.get("battle_top") if names else None
+        try:
+            services.battle_check(
+                format=str(data.get("format")),
+                club=owner.get("club"),
+                battle_clubs=[found[n.lower()] for n in names],
+                battle_top=top,
+            )
+        except services.TournamentError as exc:
+            for field, messages in exc.errors.items():
+                for message in messages:
+                    self.add_error(field, message)
+            return owner
+        owner["battle_clubs"] = [found[n.lower()] for n in names]
+        owner["battle_top"] = top
+        return owner
 
     def clean(self) -> dict[str, Any]:
         # The table's fields are checked as the lobby's form checks them (the engine names the
@@ -263,6 +370,7 @@ class TournamentForm(TableForm):
                 for message in messages:
                     if target is None or not self.has_error(target):
                         self.add_error(target, message)
+        self.owner = self._owner(data)
         if not self.errors:
             self.settings_data = values
         return data
@@ -326,6 +434,7 @@ class RegisterForm(forms.Form):
         required=False,
         help_text=_("They accept on this page; each of you pays the entry fee."),
     )
+    club = forms.IntegerField(required=False, min_value=1)  # a club battle: whom you play for
 
 
 class ReasonForm(forms.Form):
@@ -441,7 +550,12 @@ class SeriesForm(TournamentForm):
     ) -> None:
         if series is not None and "initial" not in kwargs:
             kwargs["initial"] = series_initial(series)
+        if series is not None:
+            kwargs["fixed_club"] = series.club
         super().__init__(*args, **kwargs)
+        # Club battles are single events (an organizer's arena), not series.
+        self.fields.pop("battle_clubs", None)
+        self.fields.pop("battle_top", None)
         zones = schedule.zone_choices()
         self.fields["time_zone"].choices = [(z, z.replace("_", " ")) for z in zones]
         if series is None and time_zone in zones:

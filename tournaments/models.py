@@ -105,6 +105,28 @@ class Tournament(models.Model):
         related_name="co_organized_tournaments",
         verbose_name=_("co-organizers"),
     )
+    club = models.ForeignKey(
+        "clubs.Club",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="events",
+        verbose_name=_("club"),
+        help_text=_("A club's own event: only its members may register; its leaders run it."),
+    )
+    battle_clubs = models.ManyToManyField(
+        "clubs.Club",
+        blank=True,
+        related_name="battles",
+        verbose_name=_("clubs in the battle"),
+        help_text=_("A club battle arena: the clubs whose members may join, each for its club."),
+    )
+    battle_top = models.PositiveSmallIntegerField(
+        _("players who count for each club"),
+        null=True,
+        blank=True,
+        help_text=_("A club battle: a club's score is the sum of its best N players' points."),
+    )
     cancel_reason = models.TextField(blank=True)
     cancelled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -167,6 +189,12 @@ class Tournament(models.Model):
                 | Q(series__isnull=False, occurrence__isnull=False),
                 name="tournament_occurrence_iff_series",
             ),
+            # A club battle is an arena open to its clubs, not one club's own event.
+            models.CheckConstraint(
+                condition=Q(battle_top__isnull=True)
+                | Q(format="arena", club__isnull=True, battle_top__gte=1, battle_top__lte=50),
+                name="tournament_battle_is_an_open_arena",
+            ),
         ]
         indexes = [models.Index(fields=["status", "starts_at"])]
 
@@ -175,6 +203,10 @@ class Tournament(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("tournaments:detail", args=[self.pk])
+
+    @property
+    def is_battle(self) -> bool:
+        return self.battle_top is not None
 
     @property
     def partners(self) -> bool:
@@ -216,6 +248,14 @@ class Entry(models.Model):
     )
     start_rating = models.FloatField(
         null=True, blank=True, help_text=_("An arena: the rating pairing and performance use.")
+    )
+    club = models.ForeignKey(
+        "clubs.Club",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text=_("A club battle: the club this player plays for."),
     )
     seed = models.PositiveSmallIntegerField(null=True, blank=True)
     registered_at = models.DateTimeField(auto_now_add=True)
@@ -424,6 +464,17 @@ class Series(models.Model):
         _("registration opens (hours before the start)"), default=168
     )
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.ACTIVE)
+    club = models.ForeignKey(
+        "clubs.Club",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="series",
+        verbose_name=_("club"),
+        help_text=_(
+            "A club's own series: its events are for the club's members; its leaders run it."
+        ),
+    )
     co_organizers = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
         blank=True,

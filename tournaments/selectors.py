@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from clubs import selectors as clubs
 from engine import TableSettings
 from tables.views import _differences
 from tournaments import brackets, money, services
@@ -25,7 +26,7 @@ UPCOMING = (S.PUBLISHED, S.REGISTRATION, S.CHECKIN)
 
 
 def tournament_lists(user: Any) -> dict[str, Any]:
-    visible = Tournament.objects.select_related("organizer")
+    visible = Tournament.objects.select_related("organizer", "club")
     lists = {
         "upcoming": list(visible.filter(status__in=UPCOMING).order_by("starts_at", "pk")[:50]),
         "running": list(visible.filter(status=S.RUNNING).order_by("starts_at", "pk")[:50]),
@@ -34,11 +35,12 @@ def tournament_lists(user: Any) -> dict[str, Any]:
         ),
         "drafts": [],
         "is_organizer": services.is_organizer(user),
+        "clubs_led": services.clubs_led(user),
     }
-    if lists["is_organizer"]:
+    if lists["is_organizer"] or lists["clubs_led"]:
         drafts = visible.filter(status=S.DRAFT)
         if not user.is_superuser:
-            drafts = drafts.filter(organizer=user)
+            drafts = drafts.filter(Q(organizer=user) | Q(club__in=lists["clubs_led"]))
         lists["drafts"] = list(drafts.order_by("starts_at", "pk"))
     mine = set(
         Entry.objects.filter(
@@ -172,6 +174,23 @@ def table_link(match: Match) -> str | None:
     return f"{reverse('tables:table', args=[match.table_id])}?code={match.table.invite_code}"
 
 
+def club_gate(tournament: Tournament, user: Any) -> dict[str, Any]:
+    """Who may register, for a club's own event (its members) or a club battle (members of its
+    clubs, each for one of them: `mine`, the viewer's clubs in it). `ok`: this viewer may."""
+    if tournament.club_id is not None:
+        return {
+            "kind": "club",
+            "club": tournament.club,
+            "ok": clubs.is_member(tournament.club_id, user),
+        }
+    if tournament.is_battle:
+        theirs = clubs.club_ids_of(user)
+        battle = list(tournament.battle_clubs.order_by("name"))
+        mine = [c for c in battle if c.pk in theirs]
+        return {"kind": "battle", "clubs": battle, "mine": mine, "ok": bool(mine)}
+    return {"kind": "open", "ok": True}
+
+
 def viewer_state(
     tournament: Tournament, user: Any, now: dt.datetime | None = None
 ) -> dict[str, Any]:
@@ -234,13 +253,18 @@ def viewer_state(
             "deadline": match.noshow_deadline,
             "game": len(match.games) + 1,
         }
+    open_now = services.registration_open(tournament, now) or _arena_open(tournament, now)
+    gate = club_gate(tournament, user)
     return {
         "entry": entry,
         "active": active,
         "invitation": invitation,
+        "gate": gate,
         "may_register": not active
-        and (services.registration_open(tournament, now) or _arena_open(tournament, now))
+        and open_now
+        and gate["ok"]
         and services.refusal_reason(user) is None,
+        "gate_closed": not active and open_now and not gate["ok"],
         "may_withdraw": active
         and tournament.status in (S.PUBLISHED, S.REGISTRATION, S.CHECKIN, S.RUNNING)
         and not (tournament.format == Tournament.Format.ARENA and tournament.status == S.RUNNING),

@@ -32,6 +32,8 @@ from django.urls import reverse
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
+from clubs import selectors as clubs
+from clubs.models import Club
 from social.notices import notify_users
 from tournaments import schedule, services
 from tournaments.broadcast import tournament_changed
@@ -63,6 +65,8 @@ def may_manage_series(user: Any, series: Series) -> bool:
         return False
     if user.is_superuser:
         return True
+    if series.club_id is not None and clubs.is_leader(series.club_id, user):
+        return True  # a club's own series: its leaders run it
     if series.organizer_id == user.pk:
         return services.is_organizer(user)
     return series.co_organizers.filter(pk=user.pk).exists()
@@ -177,11 +181,20 @@ def _schedule_words(field: str) -> str:
 # --- an organizer's series -------------------------------------------------------------------
 
 
-def series_create(*, organizer: Any, now: dt.datetime | None = None, **data: Any) -> Series:
+def series_create(
+    *, organizer: Any, now: dt.datetime | None = None, club: Club | None = None, **data: Any
+) -> Series:
     """A new series, running at once: its first events are made now (those due within
-    `open_ahead_hours`), then by beat. Only tournament organizers create series."""
+    `open_ahead_hours`), then by beat. Tournament organizers create open series; a club's
+    leaders create the club's own (`club`: its events take the club's members only)."""
     now = now or timezone.now()
-    if not services.is_organizer(organizer):
+    if not services.may_create(organizer, club):
+        if club is not None:
+            raise TournamentError(
+                "not_leader",
+                _("Only the leaders of %(club)s make its series.") % {"club": club.name},
+                field="club",
+            )
         raise TournamentError("not_organizer", _("Only tournament organizers create series."))
     clean = series_check(data, now=now)
     if Series.objects.filter(organizer=organizer).exclude(status=SS.ENDED).count() >= (
@@ -191,7 +204,7 @@ def series_create(*, organizer: Any, now: dt.datetime | None = None, **data: Any
             "too_many",
             _("You run %(n)s series already: end one first.") % {"n": MAX_SERIES_PER_ORGANIZER},
         )
-    series = Series.objects.create(organizer=organizer, **clean)
+    series = Series.objects.create(organizer=organizer, club=club, **clean)
     series_fill(series_id=series.pk, now=now)
     series.refresh_from_db()
     return series
@@ -420,6 +433,7 @@ def _make(series: Series, occurrence: dt.datetime, now: dt.datetime) -> Tourname
                 organizer=series.organizer,
                 series=series,
                 occurrence=occurrence,
+                club_id=series.club_id,
                 status=S.PUBLISHED,
                 published_at=now,
                 **clean,

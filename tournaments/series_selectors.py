@@ -59,7 +59,7 @@ def series_list(user: Any) -> dict[str, Any]:
     (organized or co-organized) first when they run any."""
     rows = list(
         Series.objects.exclude(status=Series.Status.ENDED)
-        .select_related("organizer")
+        .select_related("organizer", "club")
         .annotate(follower_count=Count("follows", distinct=True))
         .order_by("name", "pk")[:100]
     )
@@ -71,7 +71,11 @@ def series_list(user: Any) -> dict[str, Any]:
     for row in rows:
         row.words = schedule_words(row)
         row.following = row.pk in followed
-    return {"series_rows": rows, "is_organizer": services.is_organizer(user)}
+    return {
+        "series_rows": rows,
+        "is_organizer": services.is_organizer(user),
+        "clubs_led": services.clubs_led(user),
+    }
 
 
 def series_page(series: Series, user: Any, now: dt.datetime | None = None) -> dict[str, Any]:

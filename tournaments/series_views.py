@@ -20,8 +20,9 @@ from tournaments import series as services
 from tournaments import series_selectors as selectors
 from tournaments.forms import OccurrenceCancelForm, SeriesForm
 from tournaments.models import Series, Tournament
-from tournaments.services import TournamentError, is_organizer, registration_open
+from tournaments.services import TournamentError, registration_open
 from tournaments.views import _act as act
+from tournaments.views import club_asked, creator_only
 
 
 def _managed(request: HttpRequest, pk: int) -> Series:
@@ -46,13 +47,19 @@ def series_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def series_new(request: HttpRequest) -> HttpResponse:
-    if not is_organizer(request.user):
-        raise Http404("not an organizer")
-    form = SeriesForm(request.POST or None, time_zone=timezone.get_current_timezone_name())
+    creator_only(request)
+    form = SeriesForm(
+        request.POST or None,
+        time_zone=timezone.get_current_timezone_name(),
+        user=request.user,
+        club=club_asked(request),
+    )
     if request.method == "POST" and form.is_valid():
         assert form.series_data is not None
         try:
-            series = services.series_create(organizer=request.user, **form.series_data)
+            series = services.series_create(
+                organizer=request.user, **form.owner, **form.series_data
+            )
         except TournamentError as exc:
             form.add_error(None, exc.message)
         else:
@@ -72,7 +79,7 @@ def series_new(request: HttpRequest) -> HttpResponse:
 @login_required
 def series_edit(request: HttpRequest, pk: int) -> HttpResponse:
     series = _managed(request, pk)
-    form = SeriesForm(request.POST or None, series=series)
+    form = SeriesForm(request.POST or None, series=series, user=request.user)
     if request.method == "POST" and form.is_valid():
         assert form.series_data is not None
         try:

@@ -40,6 +40,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.services import refusal_reason
+from clubs import selectors as clubs
+from clubs.models import Club
 from engine import SettingsError, TableSettings
 from social.notices import notify_users
 from tables import services as tables
@@ -62,6 +64,9 @@ CHECKIN_MINUTES = (1, 240)
 ROUND_MINUTES = (0, 120)
 NOSHOW_MINUTES = (1, 60)
 NAME_LENGTH = 80
+#: A club battle: how many clubs at most, and the most players who count for each.
+MAX_BATTLE_CLUBS = 16
+MAX_BATTLE_TOP = 50
 
 #: The statuses in which the sweep has something to do.
 LIVE = (S.PUBLISHED, S.REGISTRATION, S.CHECKIN, S.RUNNING)
@@ -100,11 +105,13 @@ def is_organizer(user: Any) -> bool:
 
 def may_manage(user: Any, tournament: Tournament) -> bool:
     """The event's own organizer (still in the group), a co-organizer of the event or of its
-    series, or a superuser."""
+    series, a leader of the club whose own event it is, or a superuser."""
     if user is None or not getattr(user, "is_authenticated", False) or not user.is_active:
         return False
     if user.is_superuser:
         return True
+    if tournament.club_id is not None and clubs.is_leader(tournament.club_id, user):
+        return True  # a club's own event: its leaders run it, whoever made it
     if tournament.organizer_id == user.pk:
         return is_organizer(user)
     if tournament.co_organizers.filter(pk=user.pk).exists():
@@ -113,6 +120,67 @@ def may_manage(user: Any, tournament: Tournament) -> bool:
         tournament.series_id is not None
         and tournament.series.co_organizers.filter(pk=user.pk).exists()  # type: ignore[union-attr]
     )
+
+
+def may_create(user: Any, club: Club | None = None) -> bool:
+    """Whether `user` may make an event or a series: a tournament organizer may make open ones;
+    a club's leaders (organizers or not) make their club's own."""
+    if club is not None:
+        return bool(getattr(user, "is_superuser", False)) or clubs.is_leader(club.pk, user)
+    return is_organizer(user)
+
+
+def clubs_led(user: Any) -> list[Club]:
+    """The clubs whose own events `user` may make (the clubs they lead), by name."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    return list(
+        Club.objects.filter(
+            memberships__user_id=user.pk,
+            memberships__status="active",
+            memberships__role="leader",
+        ).order_by("name")
+    )
+
+
+def _ensure_creator(user: Any, club: Club | None) -> None:
+    if may_create(user, club):
+        return
+    if club is not None:
+        raise TournamentError(
+            "not_leader",
+            _("Only the leaders of %(club)s make its events.") % {"club": club.name},
+            field="club",
+        )
+    raise TournamentError("not_organizer", _("Only tournament organizers create events."))
+
+
+def battle_check(
+    *, format: str, club: Club | None, battle_clubs: Iterable[Club], battle_top: int | None
+) -> tuple[list[Club], int | None]:
+    """A club battle's clubs and how many players count for each: none for an ordinary event;
+    for a battle an arena open to everyone (not one club's own), 2 to MAX_BATTLE_CLUBS clubs
+    and 1 to MAX_BATTLE_TOP players each. Refusals name their field."""
+    chosen = list(dict.fromkeys(battle_clubs))
+    if battle_top is None and not chosen:
+        return [], None
+    errors: dict[str, list[str]] = {}
+    if format != Tournament.Format.ARENA:
+        errors["battle_clubs"] = [_("A club battle is an arena: choose the arena format.")]
+    elif club is not None:
+        errors["battle_clubs"] = [_("A club's own event can't be a battle between clubs.")]
+    elif not 2 <= len(chosen) <= MAX_BATTLE_CLUBS:
+        errors["battle_clubs"] = [
+            _("A club battle has from 2 to %(n)s clubs.") % {"n": MAX_BATTLE_CLUBS}
+        ]
+    if type(battle_top) is not int or not 1 <= battle_top <= MAX_BATTLE_TOP:
+        errors["battle_top"] = [
+            _("Each club counts its best 1 to %(n)s players.") % {"n": MAX_BATTLE_TOP}
+        ]
+    if errors:
+        first = next(iter(errors.values()))[0]
+        raise TournamentError("bad_settings", first, errors=errors)
+    return chosen, battle_top
 
 
 def _ensure_manager(user: Any, tournament: Tournament) -> None:
@@ -383,24 +451,54 @@ def tournament_check(data: dict[str, Any], *, now: dt.datetime | None = None) ->
     return clean
 
 
-def tournament_create(*, organizer: Any, now: dt.datetime | None = None, **data: Any) -> Tournament:
-    """A new event, as a draft only its organizer sees. Refused unless `organizer` is in the
-    "Tournament organizers" group; every refused setting is explained (TournamentError)."""
-    if not is_organizer(organizer):
-        raise TournamentError("not_organizer", _("Only tournament organizers create events."))
+def tournament_create(
+    *,
+    organizer: Any,
+    now: dt.datetime | None = None,
+    club: Club | None = None,
+    battle_clubs: Iterable[Club] = (),
+    battle_top: int | None = None,
+    **data: Any,
+) -> Tournament:
+    """A new event, as a draft only its organizers see. Refused unless `organizer` is in the
+    "Tournament organizers" group or, for a club's own event (`club`), one of the club's
+    leaders; a club battle (`battle_clubs`, `battle_top`) is an organizer's arena. Every
+    refused setting is explained (TournamentError)."""
+    _ensure_creator(organizer, club)
     clean = tournament_check(data, now=now)
-    return Tournament.objects.create(organizer=organizer, status=S.DRAFT, **clean)
+    chosen, top = battle_check(
+        format=clean["format"], club=club, battle_clubs=battle_clubs, battle_top=battle_top
+    )
+    with transaction.atomic():
+        tournament = Tournament.objects.create(
+            organizer=organizer, status=S.DRAFT, club=club, battle_top=top, **clean
+        )
+        tournament.battle_clubs.set(chosen)
+    return tournament
 
 
 def tournament_update(
-    *, tournament_id: int, by: Any, now: dt.datetime | None = None, **data: Any
+    *,
+    tournament_id: int,
+    by: Any,
+    now: dt.datetime | None = None,
+    battle_clubs: Iterable[Club] = (),
+    battle_top: int | None = None,
+    **data: Any,
 ) -> Tournament:
     """Change an event's settings: while it is a draft, or published before registration opens
-    (nobody can have registered yet)."""
+    (nobody can have registered yet). Whose event it is (open or a club's) does not change."""
     clean = tournament_check(data, now=now)
     with transaction.atomic():
         tournament = _locked(tournament_id)
         _ensure_manager(by, tournament)
+        chosen, top = battle_check(
+            format=clean["format"],
+            club=tournament.club,
+            battle_clubs=battle_clubs,
+            battle_top=battle_top,
+        )
+        clean["battle_top"] = top
         editable = tournament.status == S.DRAFT or (
             tournament.status == S.PUBLISHED
             and not tournament.entries.exists()
@@ -416,6 +514,7 @@ def tournament_update(
         )
         if not updated:  # pragma: no cover - the row is locked
             raise TournamentError("stale", _("The event changed at the same moment; try again."))
+        tournament.battle_clubs.set(chosen)
         if tournament.status != S.DRAFT:
             tournament_changed(tournament.pk)
     tournament.refresh_from_db()
@@ -538,12 +637,58 @@ def _may_play(user: Any) -> None:
         raise TournamentError("not_allowed", reason)
 
 
+def _club_of_entrant(tournament: Tournament, user: Any, partner: Any, club: Any) -> Club | None:
+    """Whom the entry plays for, after the club checks: a club's own event takes its members
+    only (a partner too); a club battle takes members of its clubs, each for one of them
+    (`club`, which a member of several chooses; else the first by name). None otherwise."""
+    if tournament.club_id is not None:
+        own = tournament.club
+        assert own is not None
+        for who in (user, partner):
+            if who is not None and not clubs.is_member(own.pk, who):
+                words = (
+                    _("Only members of %(club)s may register: join the club first.")
+                    if who is user
+                    else _("%(name)s is not a member of %(club)s.")
+                )
+                raise TournamentError(
+                    "club_only",
+                    words % {"club": own.name, "name": who.display_name},
+                    field=None if who is user else "partner",
+                )
+        return None
+    if not tournament.is_battle:
+        return None
+    theirs = [c for c in tournament.battle_clubs.order_by("name") if clubs.is_member(c.pk, user)]
+    if not theirs:
+        raise TournamentError(
+            "club_only",
+            _("This is a battle between clubs: only members of its clubs may join."),
+        )
+    if club is None:
+        return theirs[0]
+    chosen = next((c for c in theirs if c.pk == getattr(club, "pk", club)), None)
+    if chosen is None:
+        raise TournamentError(
+            "not_your_club",
+            _("Choose one of your clubs in this battle."),
+            field="club",
+        )
+    return chosen
+
+
 def entry_register(
-    *, tournament_id: int, user: Any, partner: Any = None, now: dt.datetime | None = None
+    *,
+    tournament_id: int,
+    user: Any,
+    partner: Any = None,
+    club: Any = None,
+    now: dt.datetime | None = None,
 ) -> Entry:
-    """Register `user` (with `partner` at a Partners event, who must then accept). The fee is
-    held now; refused with a clear message, and nothing changed, when the event is not open,
-    full or started, when either is already registered, or cannot pay."""
+    """Register `user` (with `partner` at a Partners event, who must then accept; for `club` at
+    a club battle). The fee is held now; refused with a clear message, and nothing changed,
+    when the event is not open, full or started, when either is already registered or not in
+    the event's club, or cannot pay."""
     now = now or timezone.now()
     _may_play(user)
     with transaction.atomic():
@@ -595,6 +740,7 @@ def entry_register(
             raise TournamentError(
                 "no_partners", _("This event is one on one: register alone."), field="partner"
             )
+        plays_for = _club_of_entrant(tournament, user, partner, club)
         if active_entries(tournament).count() >= tournament.max_entrants:
             raise TournamentError("full", _("This event is full."))
         try:
@@ -603,6 +749,7 @@ def entry_register(
                     tournament=tournament,
                     player=user,
                     partner=partner if tournament.partners else None,
+                    club=plays_for,
                 )
                 if tournament.format == Tournament.Format.ARENA:
                     from tournaments import arenas

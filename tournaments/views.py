@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
+from clubs.models import Club
 from tournaments import arenas, selectors, services
 from tournaments.forms import ReasonForm, RegisterForm, SettleForm, TournamentForm
 from tournaments.models import Entry, Match, Tournament
@@ -105,7 +106,10 @@ def register(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         tournament.pk,
         lambda: services.entry_register(
-            tournament_id=tournament.pk, user=request.user, partner=partner
+            tournament_id=tournament.pk,
+            user=request.user,
+            partner=partner,
+            club=form.cleaned_data.get("club") if form.is_valid() else None,
         ),
         _("You are registered.")
         if partner is None
@@ -150,19 +154,28 @@ def check_in(request: HttpRequest, pk: int) -> HttpResponse:
 # --- organizers --------------------------------------------------------------------------------
 
 
-def _organizer_only(request: HttpRequest) -> None:
-    if not services.is_organizer(request.user):
+def club_asked(request: HttpRequest) -> Club | None:
+    """The club a leader's "New club event" link names (`?club=<slug>`), if they lead it."""
+    slug = request.GET.get("club") or ""
+    return next((c for c in services.clubs_led(request.user) if c.slug == slug), None)
+
+
+def creator_only(request: HttpRequest) -> None:
+    """Organizers make open events; a club's leaders make their club's own."""
+    if not (services.is_organizer(request.user) or services.clubs_led(request.user)):
         raise Http404("not an organizer")
 
 
 @login_required
 def tournament_new(request: HttpRequest) -> HttpResponse:
-    _organizer_only(request)
-    form = TournamentForm(request.POST or None)
+    creator_only(request)
+    form = TournamentForm(request.POST or None, user=request.user, club=club_asked(request))
     if request.method == "POST" and form.is_valid():
         assert form.settings_data is not None
         try:
-            tournament = services.tournament_create(organizer=request.user, **form.settings_data)
+            tournament = services.tournament_create(
+                organizer=request.user, **form.owner, **form.settings_data
+            )
         except services.TournamentError as exc:
             form.add_error(None, exc.message)
         else:
@@ -181,12 +194,12 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
 @login_required
 def tournament_edit(request: HttpRequest, pk: int) -> HttpResponse:
     tournament = _managed(request, pk)
-    form = TournamentForm(request.POST or None, instance=tournament)
+    form = TournamentForm(request.POST or None, instance=tournament, user=request.user)
     if request.method == "POST" and form.is_valid():
         assert form.settings_data is not None
         try:
             services.tournament_update(
-                tournament_id=tournament.pk, by=request.user, **form.settings_data
+                tournament_id=tournament.pk, by=request.user, **form.owner, **form.settings_data
             )
         except services.TournamentError as exc:
             form.add_error(None, exc.message)
