@@ -247,6 +247,7 @@ def waiting_players(tournament: Tournament) -> dict[int, arena.Waiting]:
             rating=entry.start_rating if entry.start_rating is not None else 1500.0,
             last_opponent=last.get(entry.player_id),
             house=bool(entry.player.house_level),
+            club=entry.club_id,  # a club battle: clubmates are never paired
         )
         for entry in entries
         if entry.player_id not in busy

@@ -437,6 +437,18 @@ class RegisterForm(forms.Form):
     club = forms.IntegerField(required=False, min_value=1)  # a club battle: whom you play for
 
 
+class MessageForm(forms.Form):
+    text = forms.CharField(
+        label=_("Message to everyone in the event"),
+        widget=forms.Textarea(attrs={"rows": 3, "maxlength": 500}),
+        max_length=500,
+        help_text=_(
+            "Each player in the event gets it at once on whatever page they have open, and "
+            "it stays on the event's page. At most 500 characters, 5 messages an hour."
+        ),
+    )
+
+
 class ReasonForm(forms.Form):
     reason = forms.CharField(
         label=_("Reason"), widget=forms.Textarea(attrs={"rows": 2}), max_length=500

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from tables.models import MODE_CHOICES
@@ -563,3 +564,22 @@ class SeriesSkip(models.Model):
 
     def __str__(self) -> str:
         return f"{self.series} {self.occurrence:%Y-%m-%d %H:%M} skipped"
+
+
+class TournamentMessage(models.Model):
+    """A message from an event's organizers to everyone in it: each entrant gets it as a notice,
+    and the event's page shows it."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="messages")
+    sender = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    text = models.TextField(_("message"), max_length=500)
+    recipients = models.PositiveIntegerField(default=0)
+    sent_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-sent_at", "-pk"]
+        indexes = [models.Index(fields=["tournament", "sent_at"])]
+        constraints = [models.CheckConstraint(condition=~Q(text=""), name="message_not_blank")]
+
+    def __str__(self) -> str:
+        return f"{self.tournament_id}: {self.text[:40]}"

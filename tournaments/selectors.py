@@ -635,6 +635,7 @@ def live_context(tournament: Tournament, user: Any) -> dict[str, Any]:
         "table_words": table_words(tournament),
         "may_manage": services.may_manage(user, tournament),
         "arena": arena_context(tournament, user),
+        "event_messages": list(tournament.messages.select_related("sender")[:5]),
     }
 
 

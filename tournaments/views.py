@@ -11,13 +11,14 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from accounts.models import User
 from clubs.models import Club
-from tournaments import arenas, selectors, services
-from tournaments.forms import ReasonForm, RegisterForm, SettleForm, TournamentForm
-from tournaments.models import Entry, Match, Tournament
+from tournaments import arenas, organizer, selectors, services
+from tournaments.forms import MessageForm, ReasonForm, RegisterForm, SettleForm, TournamentForm
+from tournaments.models import Entry, Match, Tournament, TournamentMessage
 
 
 def _visible(request: HttpRequest, pk: int) -> Tournament:
@@ -252,6 +253,8 @@ def _manage_context(request: HttpRequest, tournament: Tournament) -> dict[str, A
     return {
         **selectors.live_context(tournament, request.user),
         "manage": True,
+        "message_form": MessageForm(),
+        "sent_messages": list(tournament.messages.select_related("sender")[:20]),
     }
 
 
@@ -354,3 +357,60 @@ def arena_berserk(request: HttpRequest, pk: int) -> HttpResponse:
         lambda: arenas.arena_berserk(tournament_id=pk, user=request.user),
         _("Berserk: your clock is halved, and a win scores 1 point more."),
     )
+
+
+# --- organizer tools: a message to everyone in the event, CSV files ---------------------------
+
+
+@login_required
+@require_POST
+def message_send(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _managed(request, pk)
+    form = MessageForm(request.POST)
+    text = form.cleaned_data["text"] if form.is_valid() else request.POST.get("text", "")
+    try:
+        sent = organizer.entrants_message(tournament_id=tournament.pk, by=request.user, text=text)
+    except services.TournamentError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            ngettext(
+                "Sent to the %(n)s player in the event.",
+                "Sent to the %(n)s players in the event.",
+                sent.recipients,
+            )
+            % {"n": sent.recipients},
+        )
+    return redirect("tournaments:manage", pk=tournament.pk)
+
+
+@login_required
+def message_card(request: HttpRequest, pk: int, message_id: int) -> HttpResponse:
+    """The notice card of an organizers' message (fetched by static/js/notices.js)."""
+    message = get_object_or_404(
+        TournamentMessage.objects.select_related("tournament", "sender"),
+        pk=message_id,
+        tournament_id=pk,
+    )
+    if not organizer.may_read(message, request.user):
+        raise Http404("not in this event")
+    return render(request, "tournaments/_message_card.html", {"message": message})
+
+
+def _csv_response(tournament: Tournament, what: str, body: str) -> HttpResponse:
+    response = HttpResponse(body, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="event-{tournament.pk}-{what}.csv"'
+    return response
+
+
+@login_required
+def export_entrants(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _managed(request, pk)
+    return _csv_response(tournament, "entrants", organizer.entrants_csv(tournament))
+
+
+@login_required
+def export_games(request: HttpRequest, pk: int) -> HttpResponse:
+    tournament = _managed(request, pk)
+    return _csv_response(tournament, "games", organizer.games_csv(tournament))

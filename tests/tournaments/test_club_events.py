@@ -234,6 +234,10 @@ def test_a_battle_ranks_its_clubs_by_their_best_players_points(
         now += dt.timedelta(minutes=3)
         everyone_plays(event, now, rng)
     event.refresh_from_db()
+    matches = list(event.matches.select_related("entry_a", "entry_b"))
+    assert matches
+    for match in matches:  # clubmates never meet: a club could feed its own points
+        assert match.entry_a.club_id != match.entry_b.club_id  # type: ignore[union-attr]
     frame = arenas.standings_frame(event)
     points = {player: score for player, _rank, score in frame["ranks"]}
     clubs = {c["name"]: c for c in frame["clubs"]}
