@@ -337,3 +337,27 @@ def test_a_member_of_two_battle_clubs_chooses_on_the_page(
     assert Entry.objects.get(tournament=event, player=marta).club == b
     single = client_of(lena).get(f"/tournaments/{event.pk}/").content.decode()
     assert "You play for Los Tranques." in single
+
+
+def test_the_club_parts_in_spanish(people: dict[str, Any], organizer: Any) -> None:
+    from django.conf import settings
+
+    lena, marta, nico = people["Lena"], people["Marta"], people["Nico"]
+    club = club_of(lena, "Los Tranques", marta)
+    event = services.tournament_create(organizer=lena, club=club, **event_settings())
+    services.tournament_publish(tournament_id=event.pk, by=lena)
+    other = club_of(nico, "Las Fichas")
+    fight = battle(organizer, [club, other])
+    reader = client_of(people["Pia"])
+    reader.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    page = reader.get(f"/tournaments/{event.pk}/").content.decode()
+    assert "Solo los miembros de" in page and "únete primero al club" in page
+    assert "Quién puede jugar" in page
+    page = reader.get(f"/tournaments/{fight.pk}/").content.decode()
+    assert "Es una batalla entre clubes" in page
+    leader = client_of(lena)
+    leader.cookies[settings.LANGUAGE_COOKIE_NAME] = "es"
+    page = leader.get(f"/clubs/{club.slug}/").content.decode()
+    assert "Nuevo evento del club" in page and "Nueva serie del club" in page
+    page = leader.get(f"/tournaments/{event.pk}/manage/").content.decode()
+    assert "Mensaje para todos los del evento" in page
