@@ -111,6 +111,8 @@ class Site:
     reset_key: str
     #: A club Alice leads, by request: a member, and Bob asking to join.
     club: Any = None
+    #: The club's own event, Flo in it, with a message from Alice.
+    club_event: Any = None
 
 
 def site(url: str, alice: Any, bob: Any, warden: Any, make_user: Any) -> Site:
@@ -155,6 +157,18 @@ def site(url: str, alice: Any, bob: Any, warden: Any, make_user: Any) -> Site:
         url, alice, bob, game, finished, open_table, practice, event, series, challenge, reset_key
     )
     made.club = club
+    # The club's own event, with a message to its players (its page and its manage page).
+    from tests.tournaments.conftest import event_settings
+    from tournaments import organizer as event_tools
+    from tournaments import services as tournament_services
+
+    club_event = tournament_services.tournament_create(
+        organizer=alice, club=club, **event_settings(name="Tranques Friday")
+    )
+    tournament_services.tournament_publish(tournament_id=club_event.pk, by=alice)
+    tournament_services.entry_register(tournament_id=club_event.pk, user=flo)
+    event_tools.entrants_message(tournament_id=club_event.pk, by=alice, text="We start at 20:15.")
+    made.club_event = club_event
     return made
 
 
@@ -207,6 +221,9 @@ def signed_in(s: Site, page: Any, found: dict[str, Any], where: str) -> None:
         "/clubs/",
         f"/clubs/{s.club.slug}/",
         f"/clubs/{s.club.slug}/edit/",
+        f"/tournaments/{s.club_event.pk}/",
+        f"/tournaments/{s.club_event.pk}/manage/",
+        f"/tournaments/new/?club={s.club.slug}",
         "/leaderboards/",
         "/leaderboards/fives/",
         "/locker/",
