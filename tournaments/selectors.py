@@ -270,6 +270,7 @@ def viewer_state(
         and not (tournament.format == Tournament.Format.ARENA and tournament.status == S.RUNNING),
         "withdraw_refunds": tournament.status != S.RUNNING and bool(money.fee_units(tournament)),
         "may_check_in": active
+        and tournament.format != Tournament.Format.ARENA  # an arena has no check-in
         and not my_checked_in
         and services.checkin_open(tournament, now)
         and (entry is None or not entry.partner_id or entry.partner_confirmed),

@@ -183,6 +183,12 @@ async function show(detail) {
   if (kind === "pairing_seated" && detail.url && new URL(detail.url, location.origin).pathname === location.pathname) {
     return; // this page is the table: it shows the time left to press Ready itself
   }
+  if (
+    kind === "tournament_table_ready" &&
+    document.querySelector(`[data-notices-watch="tournament"][data-notices-watch-id="${Number(detail.tournament)}"]`)
+  ) {
+    return; // this page is the event's: its own notice, with the table's link, comes with it
+  }
   if (!detail.card_url) return; // a notice for the page's own scripts
   const url = new URL(detail.card_url, location.origin);
   if (url.origin !== location.origin) return;

@@ -73,9 +73,40 @@ if (live) {
 }
 
 // An arena's standings arrive as one frame for every viewer (at most one a second): the rows
-// are drawn here; the page's own part is fetched again only when this viewer's place or points
-// changed (their game ended, or they joined).
-let myPlace = null;
+// are drawn here; the page's own part is fetched again only when this viewer's place, points or
+// games changed (their game ended, or they joined). What the page shows now is in the box's
+// data-place (rendered with it, and again with every refresh).
+
+// A club battle's clubs, best first: place, club (a link to its page) with how many play for
+// it, points, and the players who count with their points.
+function clubsFrame(clubs) {
+  const body = document.getElementById("arena-clubs");
+  if (!body || !clubs.length) return;
+  body.replaceChildren(
+    ...clubs.map((c) => {
+      const tr = document.createElement("tr");
+      const td = (text, cls) => {
+        const cell = document.createElement("td");
+        if (cls) cell.className = cls;
+        if (text !== null) cell.textContent = String(text);
+        tr.append(cell);
+        return cell;
+      };
+      td(c.rank);
+      const name = td(null);
+      const link = document.createElement("a");
+      link.href = c.url;
+      link.textContent = c.name;
+      const count = document.createElement("span");
+      count.className = "help";
+      count.textContent = `${c.players} ${body.dataset.playersWord || ""}`;
+      name.append(link, " ", count);
+      td(c.score, "num");
+      td(c.top.map((p) => `${p.name} (${p.score})`).join(", "));
+      return tr;
+    }),
+  );
+}
 
 function arenaFrame(frame) {
   const box = document.getElementById("arena");
@@ -97,12 +128,6 @@ function arenaFrame(frame) {
     };
     cell(r.rank);
     const name = cell(r.name);
-    if (r.fire) {
-      const badge = document.createElement("span");
-      badge.className = "badge arena-fire";
-      badge.textContent = words.fire || "On fire";
-      name.append(" ", badge);
-    }
     if (r.paused) {
       const note = document.createElement("span");
       note.className = "help";
@@ -110,15 +135,24 @@ function arenaFrame(frame) {
       name.append(" ", note);
     }
     cell(r.score, "num");
-    const recent = cell(null, "arena-recent");
-    for (const mark of r.recent) {
-      const span = document.createElement("span");
-      span.className = `mark mark-${mark}`;
-      span.textContent = mark;
-      recent.append(span);
+    const streak = cell(r.streak, "arena-streak");
+    if (r.fire) {
+      const badge = document.createElement("span");
+      badge.className = "badge arena-fire";
+      badge.textContent = words.fire || "On fire";
+      streak.append(" ", badge);
     }
     cell(r.games, "num");
     cell(r.performance, "num");
+    const recent = cell(null, "arena-recent"); // last: on a phone, only the history scrolls
+    r.recent.forEach((mark, i) => {
+      const span = document.createElement("span");
+      span.className = `mark mark-${mark}`;
+      const points = document.createElement("small");
+      points.textContent = String(r.points?.[i] ?? "");
+      span.append(mark, points);
+      recent.append(span);
+    });
     return tr;
   });
   const body = document.getElementById("arena-rows");
@@ -127,12 +161,13 @@ function arenaFrame(frame) {
     else {
       const tr = document.createElement("tr");
       const td = document.createElement("td");
-      td.colSpan = 6;
+      td.colSpan = 7;
       td.textContent = words.none || "";
       tr.append(td);
       body.replaceChildren(tr);
     }
   }
+  if (frame.clubs) clubsFrame(frame.clubs);
   const players = document.getElementById("arena-players");
   if (players) players.textContent = String(frame.players);
   const watch = document.getElementById("arena-watch");
@@ -142,8 +177,9 @@ function arenaFrame(frame) {
     if (link && frame.watch) link.href = frame.watch;
   }
   const mine = frame.ranks.find((r) => r[0] === me);
-  const place = mine ? `${mine[1]}:${mine[2]}` : null;
-  if (myPlace !== null && place !== myPlace) schedule();
-  myPlace = place;
+  const row = frame.top.find((r) => r.player === me);
+  const place = mine ? `${mine[1]}:${mine[2]}:${row ? row.games : ""}` : "";
+  if (place !== (box.dataset.place || "")) schedule();
+  box.dataset.place = place;
   document.body.dataset.arenaSeq = String(frame.seq);
 }

@@ -70,6 +70,8 @@ def test_a_club_night_from_the_clubs_page_to_a_message_to_its_players(
     member = new_page("phone")
     log_in(member, url, bob)
     member.goto(f"{url}/clubs/{club.slug}/")
+    fits(member, "club-page")
+    member.set_viewport_size({"width": 375, "height": 812})
     member.get_by_role("link", name="Tranques Friday").click()
     member.get_by_role("button", name="Register").click()
     expect(member.get_by_text("You are registered.").first).to_be_visible()

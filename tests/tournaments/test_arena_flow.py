@@ -242,3 +242,16 @@ def test_arena_settings_are_checked(organizer: Any) -> None:
     assert set(caught.value.errors) >= {"arena_minutes", "best_of", "max_entrants"}
     assert "table_options" in caught.value.errors
     assert arena.ARENA_MINUTES == (30, 120)
+
+
+def test_an_arena_offers_no_check_in(organizer: Any, players: list[Any]) -> None:
+    """An arena has no check-in (whoever joined is paired unless they pause): its page never
+    shows the Check in button, not even inside the check-in window an event form sets."""
+    from tournaments import selectors
+
+    tournament = make_arena(organizer)
+    services.entry_register(tournament_id=tournament.pk, user=players[0])
+    inside = tournament.starts_at - dt.timedelta(minutes=1)
+    assert services.checkin_open(tournament, inside)  # a bracket event would ask for it now
+    state = selectors.viewer_state(tournament, players[0], now=inside)
+    assert state["active"] and not state["may_check_in"]
