@@ -291,6 +291,11 @@ class TableConsumer(RateLimitedConsumer):
             services.summary_seen, table_id=self.table_id, user=self.scope["user"], hand=hand
         )
 
+    async def on_halve_clock(self, content: dict[str, Any]) -> None:
+        await self.call(
+            services.seat_clock_halve_asked, table_id=self.table_id, user=self.scope["user"]
+        )
+
     async def on_act(self, content: dict[str, Any]) -> None:
         with metrics.timed(MOVE_ACK, since=self.received_at or None):
             await self._act(content)
@@ -373,6 +378,7 @@ class TableConsumer(RateLimitedConsumer):
         "wash": on_wash,
         "act": on_act,
         "summary_seen": on_summary_seen,
+        "halve_clock": on_halve_clock,
     }
 
     # --- outgoing -------------------------------------------------------------------------

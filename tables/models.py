@@ -64,6 +64,13 @@ class Table(models.Model):
         default=True,
         help_text=_("Its games change the players' ratings (unless casual: docs/ratings.md)."),
     )
+    clock_halving = models.BooleanField(
+        default=False,
+        help_text=_(
+            "A seated player may halve their own turn clock here, before their first move "
+            "(an arena's berserk)."
+        ),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

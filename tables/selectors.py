@@ -72,6 +72,7 @@ def table_picture(table: Table, game: Game | None) -> dict[str, Any]:
             for s in seats
         ],
         "on_leave": table.on_leave,
+        "clock_halving": table.clock_halving,
         "commitment": None if hand is None else {"hand": hand.number, "sha256": hand.commitment},
         "game_number": None if game is None else game.number,
         "game_url": None if game is None else reverse("history:game", args=[game.pk]),

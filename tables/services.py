@@ -111,6 +111,7 @@ def table_create(
     on_leave: str = "wait",
     stake: Any = None,
     rated: bool = True,
+    clock_halving: bool = False,
     **options: Any,
 ) -> Table:
     """A new table with the mode's defaults and `options` (validated by the engine).
@@ -118,7 +119,9 @@ def table_create(
     The host takes seat 0. `on_leave` (Cut Throat and Partners): "wait" or "forfeit" when a
     player's grace runs out. `stake` is what the table is played for, as the stake keeper's
     form made it (tables/stakes.py; the ledger's StakeSpec), None: nothing. `rated`: False for a
-    casual table, whose games never change a rating (docs/ratings.md). Raises SettingsError
+    casual table, whose games never change a rating (docs/ratings.md). `clock_halving`: its
+    players may halve their own clock from the table (`seat_clock_halve_asked`; an arena's
+    berserk). Raises SettingsError
     (naming the setting), AccountNotAllowed, or stakes.StakeRefused (a refused stake, or a host
     who cannot cover it).
     """
@@ -134,6 +137,7 @@ def table_create(
             private=private,
             on_leave=on_leave,
             rated=rated,
+            clock_halving=clock_halving,
         )
         Seat.objects.bulk_create(
             Seat(
@@ -1202,6 +1206,15 @@ def seat_clock_halve(*, table_id: int, user: Any) -> Game:
             transaction.on_commit(partial(_clock_halved_heard, hook, table_id, game.pk, seat))
     warm.forget(table_id)
     return game
+
+
+def seat_clock_halve_asked(*, table_id: int, user: Any) -> Game:
+    """A player asks at the table (its socket) to halve their own clock: only where the table
+    offers it (`Table.clock_halving`: an arena's berserk; refused `no_halving` elsewhere), then
+    as `seat_clock_halve`."""
+    if not Table.objects.filter(pk=table_id, clock_halving=True).exists():
+        raise TableError("no_halving", _("This table does not offer halving your clock."))
+    return seat_clock_halve(table_id=table_id, user=user)
 
 
 def _clock_halved_heard(hook: Callable[[int, int, int], None], *args: int) -> None:

@@ -13,6 +13,11 @@ class TournamentsConfig(AppConfig):
 
         if seat_guard not in tables.SEAT_GUARDS:
             tables.SEAT_GUARDS.append(seat_guard)
+        # An arena's berserk made at the table (its Berserk button) counts in the standings.
+        from tournaments.arenas import berserk_heard
+
+        if berserk_heard not in tables.SEAT_CLOCK_HALVED:
+            tables.SEAT_CLOCK_HALVED.append(berserk_heard)
 
         # A club's page lists its own events and series (clubs may not import tournaments).
         from clubs.panels import panel_register

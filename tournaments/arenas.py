@@ -156,6 +156,33 @@ def arena_berserk(*, tournament_id: int, user: Any) -> Match:
     return locked
 
 
+def berserk_heard(table_id: int, game_id: int, seat: int) -> None:
+    """A player halved their clock at an arena table (`tables.SEAT_CLOCK_HALVED`, after commit;
+    from the table's own Berserk button, or `arena_berserk`): their match records the berserk,
+    once."""
+    match = (
+        Match.objects.filter(table_id=table_id, status__in=LIVE, tournament__format="arena")
+        .select_related("entry_a", "entry_b")
+        .first()
+    )
+    if match is None:
+        return
+    from tables.models import Seat
+
+    user_id = Seat.objects.filter(table_id=table_id, number=seat).values_list("user_id", flat=True)
+    entry = next(
+        (e for e in (match.entry_a, match.entry_b) if e is not None and e.player_id in user_id),
+        None,
+    )
+    if entry is None:
+        return
+    with transaction.atomic():
+        locked = Match.objects.select_for_update().get(pk=match.pk)
+        if entry.pk not in locked.berserk:
+            Match.objects.filter(pk=match.pk).update(berserk=[*locked.berserk, entry.pk])
+            standings_changed(match.tournament_id)
+
+
 # --- the sweep's steps ----------------------------------------------------------------------
 
 

@@ -1417,8 +1417,17 @@ def _open_table(
         if not claimed:
             return False
         # Off the lobby (private), and a player whose grace runs out forfeits (Partners too).
+        # An arena's Gym tables on the clock offer berserk at the table itself.
+        berserk = tournament.format == Tournament.Format.ARENA and arena.berserk_allowed(
+            tournament.mode, tournament.table_settings.get("clock") or None, moved=False
+        )
         table = tables.table_create(
-            host=users[seats[0]], mode=tournament.mode, private=True, on_leave="forfeit", **options
+            host=users[seats[0]],
+            mode=tournament.mode,
+            private=True,
+            on_leave="forfeit",
+            clock_halving=berserk,
+            **options,
         )
         for number, user_id in sorted(seats.items()):
             if number:

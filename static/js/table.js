@@ -693,6 +693,15 @@ export function startTable(app) {
             onclick: confirmThen(t("abort_confirm"), () => send({ type: "abort" })) }),
         );
       }
+      // An arena's berserk, at the table: halve your own clock before your first move (the
+      // server refuses it after; the button then goes). A win scores a point more.
+      const halved = game.clock?.seats && String(me) in game.clock.seats;
+      if (table.clock_halving && game.clock && game.deal <= 1 && !halved && state.berserkGone !== table.game_number) {
+        items.push(
+          el("button", { type: "button", class: "btn btn-small", "data-berserk": "", text: t("berserk"), title: t("berserk_help"),
+            onclick: confirmThen(t("berserk_confirm"), () => send({ type: "halve_clock" })) }),
+        );
+      }
       if (seatCount() === 2) {
         const other = (table.seats || []).find((s) => s.number !== me);
         if (other && other.grace_until && serverNow() >= other.grace_until) {
@@ -991,6 +1000,10 @@ export function startTable(app) {
     }
     if (mine) clearPending();
     if (msg.code === "bad_wash") return; // a wash for a hand already dealt: nothing to tell
+    // Berserk too late (a move made) or not possible: the button goes for this game.
+    if (["already_moved", "clock_halved", "clock_too_short", "no_clock"].includes(msg.code)) {
+      state.berserkGone = state.table?.game_number ?? null;
+    }
     showError(msg.message || t("error_generic"));
     sounds.play("error");
     render();

@@ -443,4 +443,25 @@ def test_the_panel_offers_berserk_at_a_gym_arena_on_the_clock(
     assert game.seat_clocks == {str(game.players.index(alice.pk)): 10}
     page.locator("#arena-me").scroll_into_view_if_needed()
     screenshot(page, "arena-me-berserked-desktop", full_page=False)
+
+    # Bob berserks at the table itself, with its own button (a confirmation first).
+    table = new_page("phone")
+    table.on("pageerror", lambda exc: errors.append(str(exc)))
+    log_in(table, url, bob)
+    table.goto(f"{url}/tables/{match.table_id}/?code={match.table.invite_code}")
+    table.wait_for_function("() => window.wsReady === true")
+    button = table.locator("[data-berserk]")
+    button.wait_for()
+    screenshot(table, "arena-table-berserk-phone", full_page=False)
+    table.once("dialog", lambda dialog: dialog.accept())
+    button.click()
+    button.wait_for(state="detached")  # the clock is halved: the button goes
+    game.refresh_from_db()
+    assert game.seat_clocks == {
+        str(game.players.index(alice.pk)): 10,
+        str(game.players.index(bob.pk)): 10,
+    }
+    both = Entry.objects.filter(tournament=tournament).values_list("pk", flat=True)
+    match.refresh_from_db()  # (the hook ran after the commit, before the page heard of it)
+    assert sorted(match.berserk) == sorted(both)
     assert errors == []

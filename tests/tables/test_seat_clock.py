@@ -523,3 +523,32 @@ def test_a_process_that_kept_the_game_before_the_halving_starts_the_seat_s_own_c
         assert live(table).deadline == server_clock[0] + timedelta(seconds=HALF)
         return
     pytest.fail("no plain play to lead in 20 deals")
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_player_halves_their_clock_from_the_table_only_where_it_is_offered(
+    alice: Any, bob: Any
+) -> None:
+    """The table socket's `halve_clock`: refused (`no_halving`, nothing changed) at a table that
+    does not offer it; where it does (an arena's Gym table), the seat's clock is halved and
+    every page hears it."""
+    users = [alice, bob]
+    table = await sync_to_async(gym_table)(alice, bob)
+    seat = await sync_to_async(to_act)(table)
+    socket = await connect(users[seat], table.pk)
+    await hello(socket)
+    version = (await sync_to_async(live)(table)).version
+    await socket.send_json_to({"type": "halve_clock", "request_id": "b1"})
+    reply = await socket.receive_json_from(timeout=30)
+    assert reply["type"] == "error" and reply["code"] == "no_halving", reply
+    assert reply["request_id"] == "b1"
+    game = await sync_to_async(live)(table)
+    assert game.seat_clocks == {} and game.version == version
+
+    await Table.objects.filter(pk=table.pk).aupdate(clock_halving=True)
+    await socket.send_json_to({"type": "halve_clock", "request_id": "b2"})
+    seq = (await Table.objects.aget(pk=table.pk)).seq + 1
+    update = await receive_until(socket, seq, seat)
+    assert update["events"] == [{"type": "clock_halved", "seat": seat, "seconds": HALF}]
+    assert (await sync_to_async(live)(table)).seat_clocks == {str(seat): HALF}
+    await socket.disconnect()

@@ -255,3 +255,46 @@ def test_an_arena_offers_no_check_in(organizer: Any, players: list[Any]) -> None
     assert services.checkin_open(tournament, inside)  # a bracket event would ask for it now
     state = selectors.viewer_state(tournament, players[0], now=inside)
     assert state["active"] and not state["may_check_in"]
+
+
+def test_berserk_at_the_table_counts_in_the_arena(
+    organizer: Any, players: list[Any], django_capture_on_commit_callbacks: Any
+) -> None:
+    """A Gym arena's tables offer berserk at the table itself (the table socket's
+    `halve_clock`); the match records it once, whichever way it was asked, and a berserk win
+    scores 3. An arena without a clock, and any other table, does not offer it."""
+    from tables import services as tables
+    from tables.models import Table
+
+    tournament = make_arena(
+        organizer, mode="citizen_gym", table_options={"players": 2, "clock": 10}
+    )
+    alice, bob = players[:2]
+    for user in (alice, bob):
+        services.entry_register(tournament_id=tournament.pk, user=user)
+    services.tournament_sweep(now=tournament.starts_at)
+    match = tournament.matches.get()
+    assert Table.objects.get(pk=match.table_id).clock_halving
+    press_ready(match)
+    with django_capture_on_commit_callbacks(execute=True):
+        tables.seat_clock_halve_asked(table_id=match.table_id, user=alice)
+    entry = Entry.objects.get(tournament=tournament, player=alice)
+    match.refresh_from_db()
+    assert match.berserk == [entry.pk]
+    with pytest.raises(services.TournamentError) as refused:  # halved already: no second
+        arenas.arena_berserk(tournament_id=tournament.pk, user=alice)
+    assert refused.value.code == "clock_halved"
+    match.refresh_from_db()
+    assert match.berserk == [entry.pk]
+    play_game(match.table_id, random.Random(3))  # type: ignore[arg-type]
+    services.tournament_sweep(now=tournament.starts_at + STEP)
+    match.refresh_from_db()
+    rows = {r.player: r for r in arenas.standings(tournament)}
+    assert rows[alice.pk].berserks == 1
+    assert rows[alice.pk].score == (3 if match.winner_id == entry.pk else 0)
+
+    plain = make_arena(organizer, name="Fives Arena")
+    for user in (players[2], players[3]):
+        services.entry_register(tournament_id=plain.pk, user=user)
+    services.tournament_sweep(now=plain.starts_at)
+    assert not Table.objects.get(pk=plain.matches.get().table_id).clock_halving
