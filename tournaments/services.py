@@ -482,16 +482,21 @@ def tournament_update(
     tournament_id: int,
     by: Any,
     now: dt.datetime | None = None,
-    battle_clubs: Iterable[Club] = (),
+    battle_clubs: Iterable[Club] | None = None,
     battle_top: int | None = None,
     **data: Any,
 ) -> Tournament:
     """Change an event's settings: while it is a draft, or published before registration opens
-    (nobody can have registered yet). Whose event it is (open or a club's) does not change."""
+    (nobody can have registered yet). Whose event it is (open or a club's) does not change; a
+    club battle's clubs change only when `battle_clubs` is given (the form shows them to
+    organizers only)."""
     clean = tournament_check(data, now=now)
     with transaction.atomic():
         tournament = _locked(tournament_id)
         _ensure_manager(by, tournament)
+        if battle_clubs is None:  # kept as they are (checked against the new format)
+            battle_clubs = list(tournament.battle_clubs.all())
+            battle_top = tournament.battle_top
         chosen, top = battle_check(
             format=clean["format"],
             club=tournament.club,

@@ -361,3 +361,25 @@ def test_the_club_parts_in_spanish(people: dict[str, Any], organizer: Any) -> No
     assert "Nuevo evento del club" in page and "Nueva serie del club" in page
     page = leader.get(f"/tournaments/{event.pk}/manage/").content.decode()
     assert "Mensaje para todos los del evento" in page
+
+
+def test_an_edit_without_the_battle_fields_keeps_the_battle(
+    people: dict[str, Any], organizer: Any
+) -> None:
+    """A co-organizer (not in the organizers' group) edits a battle: the form has no battle
+    fields for them, and the battle's clubs stay as they were."""
+    a = club_of(people["Lena"], "Los Tranques")
+    b = club_of(people["Nico"], "Las Fichas")
+    data = event_settings(format="arena", arena_minutes=30, max_entrants=100)
+    event = services.tournament_create(
+        organizer=organizer, battle_clubs=[a, b], battle_top=2, **data
+    )
+    event.co_organizers.add(people["Pia"])
+    services.tournament_update(
+        tournament_id=event.pk, by=people["Pia"], **{**data, "name": "Renamed Battle"}
+    )
+    event.refresh_from_db()
+    assert event.name == "Renamed Battle" and event.battle_top == 2
+    assert set(event.battle_clubs.all()) == {a, b}
+    edit = client_of(people["Pia"]).get(f"/tournaments/{event.pk}/edit/").content.decode()
+    assert "battle_clubs" not in edit
