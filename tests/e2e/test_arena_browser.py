@@ -465,3 +465,71 @@ def test_the_panel_offers_berserk_at_a_gym_arena_on_the_clock(
     match.refresh_from_db()  # (the hook ran after the commit, before the page heard of it)
     assert sorted(match.berserk) == sorted(both)
     assert errors == []
+
+
+def test_a_club_battle_shows_its_clubs_live(live_server_url: str, new_page: Any) -> None:
+    """A battle of two clubs: the event's page lists the clubs; when a game ends, the next
+    standings frame redraws the clubs' table (the winner's club ahead, by its best player's
+    points), at both sizes."""
+    import random
+
+    from clubs import services as club_services
+    from tests.tournaments.conftest import play_game, press_ready
+
+    url = live_server_url
+    lena, marta, nico, otto, viewer = (
+        quick_user(n) for n in ("Lena", "Marta", "Nico", "Otto", "Vera")
+    )
+    a = club_services.club_found(user=lena, name="Los Tranques", policy="open")
+    club_services.club_join(club_id=a.pk, user=marta)
+    b = club_services.club_found(user=nico, name="Las Fichas", policy="open")
+    club_services.club_join(club_id=b.pk, user=otto)
+    now = timezone.now()
+    data = event_settings(
+        now,
+        name="Club Night Battle",
+        format="arena",
+        arena_minutes=30,
+        max_entrants=100,
+        starts_at=now + dt.timedelta(minutes=20),
+    )
+    boss = organizer()
+    tournament = services.tournament_create(
+        organizer=boss, battle_clubs=[a, b], battle_top=1, **data
+    )
+    tournament = services.tournament_publish(tournament_id=tournament.pk, by=boss)
+    for user in (lena, marta, nico, otto):
+        services.entry_register(tournament_id=tournament.pk, user=user)
+    services.tournament_sweep(now=tournament.starts_at)
+    page = new_page("desktop")
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    log_in(page, url, viewer)
+    open_event(page, url, tournament)
+    clubs = page.locator("#arena-clubs tr")
+    assert clubs.count() == 2
+    assert "Los Tranques" in page.locator("#arena-clubs").inner_text()
+
+    match = tournament.matches.filter(status=MS.WAITING).first()
+    assert match is not None
+    press_ready(match)
+    game = play_game(match.table_id, random.Random(5))  # type: ignore[arg-type]
+    assert game.status == "finished"
+    beat(
+        tournament.starts_at + dt.timedelta(minutes=3),
+        page,
+        "() => (document.querySelector('#arena-clubs tr td.num') || {}).textContent === '2'",
+    )
+    match.refresh_from_db()  # the sweep recorded the result
+    winner = Entry.objects.select_related("club", "player").get(pk=match.winner_id)
+    first = page.locator("#arena-clubs tr").first.inner_text()
+    assert winner.club is not None and winner.club.name in first
+    assert f"{winner.player.display_name} (2)" in first
+    wide: list[str] = []
+    for size in ("phone", "desktop"):
+        page.set_viewport_size({"width": WIDTHS[size][0], "height": WIDTHS[size][1]})
+        no_sideways_scroll(page, f"the battle at the {size} size", wide)
+        page.locator("#arena-clubs").scroll_into_view_if_needed()
+        screenshot(page, f"arena-battle-{size}", full_page=False)
+    assert wide == []
+    assert errors == []
