@@ -61,6 +61,7 @@ PICTURE = {
     "settings",
     "seats",
     "on_leave",
+    "clock_halving",
     "commitment",
     "game_number",
     "game_url",
@@ -166,6 +167,7 @@ def check_picture(table: object) -> None:
     expect(table["status"] in ("open", "playing", "finished", "aborted"), "table status")
     expect(type(table["private"]) is bool and isinstance(table["settings"], dict), "private")
     expect(table["on_leave"] in ("wait", "forfeit"), "on_leave")
+    expect(type(table["clock_halving"]) is bool, "clock_halving is true or false")
     expect(table["game_number"] is None or is_int(table["game_number"]), "game_number")
     url = table["game_url"]
     expect(url is None or (isinstance(url, str) and url.startswith("/games/")), f"game_url {url}")

@@ -43,6 +43,7 @@ TYPES = [
     "rematch",
     "chat",
     "report",
+    "halve_clock",
 ]
 FIELDS = [
     "last_seq",
