@@ -187,8 +187,10 @@ def berserk_heard(table_id: int, game_id: int, seat: int) -> None:
 
 
 def step(tournament: Tournament, now: dt.datetime) -> int:
-    """One step of a running arena: the first live game with something due, else a wave when
-    one is due, else the end once nothing is on after the last wave. Returns 1 when it acted."""
+    """One step of a running arena: every live game with something due (each its own table,
+    claimed with its own compare-and-set, so one pass does them all: a step per game read
+    every live game again), else a wave when one is due, else the end once nothing is on after
+    the last wave. Returns how many things it did."""
     from tournaments import services
 
     live = list(
@@ -196,13 +198,16 @@ def step(tournament: Tournament, now: dt.datetime) -> int:
         .select_related("entry_a", "entry_b", "table")
         .order_by("round", "number", "pk")
     )
+    acted = 0
     for match in live:
-        if match.status == MS.READY and services._match_ready(tournament, match, now):
-            return 1
-        if match.status == MS.WAITING and services._match_waiting(tournament, match, now):
-            return 1
-        if match.status == MS.PLAYING and services._match_playing(tournament, match, now):
-            return 1
+        if match.status == MS.READY:
+            acted += int(services._match_ready(tournament, match, now))
+        elif match.status == MS.WAITING:
+            acted += int(services._match_waiting(tournament, match, now))
+        elif match.status == MS.PLAYING:
+            acted += int(services._match_playing(tournament, match, now))
+    if acted:
+        return acted
     if pairing_open(tournament, now):
         if tournament.next_round_at is None or now >= tournament.next_round_at:
             return _wave(tournament, now)
