@@ -5,9 +5,30 @@ const live = document.getElementById("live") || document.getElementById("tournam
 let pending = null;
 let lastSeq = -1;
 let socketOpen = false;
+// One fetch at a time: a change while one is on its way fetches again after it (two at once
+// could answer out of order, and the older picture would stay on the page).
+let fetching = false;
+let again = false;
 
 async function refresh() {
   pending = null;
+  if (fetching) {
+    again = true;
+    return;
+  }
+  fetching = true;
+  try {
+    await fetchLive();
+  } finally {
+    fetching = false;
+    if (again) {
+      again = false;
+      schedule(0);
+    }
+  }
+}
+
+async function fetchLive() {
   const focused = document.activeElement && document.activeElement.id;
   const response = await fetch(live.dataset.liveUrl, {
     headers: { "X-Requested-With": "fetch" },
