@@ -17,15 +17,17 @@ closed at once with CLOSE_TOO_MANY (4009).
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
 from django.utils.translation import gettext as _
 
+from dominoes_site import db_hop
 from dominoes_site.consumers import MAX_WHOLE, RateLimitedConsumer, is_whole, server_time
 from social import presence
-from social.notices import WATCH_TOPICS, notice_group
+from social.notices import WATCH_TOPICS, WatchTopic, notice_group
 
 #: Open notices sockets one account may have (a page each: tabs, devices).
 MAX_SOCKETS = 10
@@ -111,6 +113,7 @@ class NoticeConsumer(RateLimitedConsumer):
     async def watch(self, content: dict[str, Any]) -> None:
         name = content.get("topic")
         group: str | None = None
+        topic: WatchTopic | None = None
         if name is not None:
             topic = WATCH_TOPICS.get(name) if isinstance(name, str) else None
             if topic is None:
@@ -135,7 +138,15 @@ class NoticeConsumer(RateLimitedConsumer):
             if group:
                 await self.channel_layer.group_add(group, self.channel_name)
             self.watching = group
-        await self.send_json({"type": "watching", "topic": name, "id": content.get("id")})
+        answer: dict[str, Any] = {"type": "watching", "topic": name, "id": content.get("id")}
+        if topic is not None and topic.version is not None:
+            # Read after joining the group: a change after this read arrives as a notice.
+            # Unread (the database out of reach), the page fetches what it shows to be sure.
+            with suppress(db_hop.DatabaseUnavailable):
+                answer["version"] = await db_hop.run(
+                    topic.version, content.get("id") if topic.needs_id else None
+                )
+        await self.send_json(answer)
 
     async def layer_resync(self, message: dict[str, Any]) -> None:
         """Notices and the watched topic's changes may have been lost: the page fetches again

@@ -71,10 +71,13 @@ def notify_users(notices: list[tuple[int, str, dict[str, Any]]]) -> None:
 class WatchTopic:
     """A public topic (`{"type": "watch", "topic": name, "id": n}`): the channel group its
     changes are sent to, as `notice_message`s. `group` takes the id, or None for a topic that
-    has none (`needs_id` False)."""
+    has none (`needs_id` False). `version`, if given, reads the topic's version now (a number
+    that rises with every change sent to the group): the `watching` answer carries it, so a page
+    rendered at an older version knows it missed a change made before it was watching."""
 
     group: Callable[[int | None], str]
     needs_id: bool
+    version: Callable[[int | None], int] | None = None
 
 
 #: Registered by the apps that own them, from their AppConfig.ready() (tournaments: the list
@@ -82,5 +85,11 @@ class WatchTopic:
 WATCH_TOPICS: dict[str, WatchTopic] = {}
 
 
-def watch_topic_register(name: str, group: Callable[[int | None], str], *, needs_id: bool) -> None:
-    WATCH_TOPICS[name] = WatchTopic(group=group, needs_id=needs_id)
+def watch_topic_register(
+    name: str,
+    group: Callable[[int | None], str],
+    *,
+    needs_id: bool,
+    version: Callable[[int | None], int] | None = None,
+) -> None:
+    WATCH_TOPICS[name] = WatchTopic(group=group, needs_id=needs_id, version=version)

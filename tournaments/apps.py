@@ -27,9 +27,14 @@ class TournamentsConfig(AppConfig):
 
         # Pages watch the list and one event on the site-wide notices socket (social).
         from social.notices import watch_topic_register
-        from tournaments.broadcast import LIST_GROUP, group_name
+        from tournaments.broadcast import LIST_GROUP, event_version, group_name, list_version
 
-        watch_topic_register("tournaments", lambda _id: LIST_GROUP, needs_id=False)
         watch_topic_register(
-            "tournament", lambda number: group_name(int(number or 0)), needs_id=True
+            "tournaments", lambda _id: LIST_GROUP, needs_id=False, version=list_version
+        )
+        watch_topic_register(
+            "tournament",
+            lambda number: group_name(int(number or 0)),
+            needs_id=True,
+            version=event_version,
         )

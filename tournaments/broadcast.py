@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Sum
 
 from dominoes_site.layer import group_send
 from social.notices import notice_message
@@ -25,6 +25,29 @@ def group_name(tournament_id: int) -> str:
 
 
 LIST_GROUP = "tournaments"
+
+
+def event_version(tournament_id: int | None) -> int:
+    """The event's version now (0 for none): its `seq` plus its `standings_seq` (an arena's
+    standings change without a `tournament_changed`). Its pages render it, and the notices
+    socket's `watching` answer carries it, so a page that missed a change (or a standings
+    frame) before it watched fetches its live part."""
+    from tournaments.models import Tournament
+
+    row = (
+        Tournament.objects.filter(pk=tournament_id or 0)
+        .values_list("seq", "standings_seq")
+        .first()
+    )
+    return sum(row) if row else 0
+
+
+def list_version(_none: int | None = None) -> int:
+    """The list's version: the sum of every event's seq, which every `tournament_changed`
+    raises (the list's group hears them all)."""
+    from tournaments.models import Tournament
+
+    return int(Tournament.objects.aggregate(total=Sum("seq"))["total"] or 0)
 
 
 def tournament_changed(tournament_id: int) -> None:

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from accounts.models import User
 from clubs.models import Club
 from tournaments import arenas, organizer, selectors, services
+from tournaments.broadcast import list_version
 from tournaments.forms import MessageForm, ReasonForm, RegisterForm, SettleForm, TournamentForm
 from tournaments.models import Entry, Match, Tournament, TournamentMessage
 
@@ -39,7 +40,8 @@ def _managed(request: HttpRequest, pk: int) -> Tournament:
 
 @login_required
 def tournament_list(request: HttpRequest) -> HttpResponse:
-    context = selectors.tournament_lists(request.user)
+    version = list_version()  # read first: what is rendered is at least this new
+    context = {**selectors.tournament_lists(request.user), "live_version": version}
     if request.headers.get("X-Requested-With") == "fetch":  # the page's live refresh
         return render(request, "tournaments/_lists.html", context)
     return render(request, "tournaments/list.html", context)

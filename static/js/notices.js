@@ -78,7 +78,7 @@ function connect(delay = 1000, replacing = null) {
     } else if (message.type === "watching" || message.type === "resync") {
       // resync: notices may have been lost on the way (the server's Redis restarted): the page
       // fetches again what it shows, as after a reconnect.
-      opened();
+      opened(message);
     } else if (message.type === "notice") {
       const { type, ...detail } = message;
       emit("dominologist:notice", detail);
@@ -113,9 +113,12 @@ function connect(delay = 1000, replacing = null) {
   });
 }
 
-function opened() {
+// `answer`: the socket's `watching` answer, when the page watches a topic: its `version` is
+// the topic's version now, for a page to compare with the one it was rendered at.
+function opened(answer = {}) {
   window.noticesReady = true;
-  emit("dominologist:notices-open", {});
+  window.noticesVersion = answer.version; // for a page's script that starts after this
+  emit("dominologist:notices-open", { version: answer.version, resync: answer.type === "resync" });
 }
 
 // --- notices shown as cards ------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // translated and shows this viewer's own buttons and notices). Without the socket, it polls.
 const live = document.getElementById("live") || document.getElementById("tournament-lists");
 let pending = null;
-let lastSeq = -1;
+let lastHeard = "";
 let socketOpen = false;
 // One fetch at a time: a change while one is on its way fetches again after it (two at once
 // could answer out of order, and the older picture would stay on the page).
@@ -61,8 +61,11 @@ function schedule(delay = 150) {
 function watch() {
   document.addEventListener("dominologist:notice", (event) => {
     const notice = event.detail;
-    if (notice.kind === "tournament_changed" && notice.seq !== lastSeq) {
-      lastSeq = notice.seq;
+    // The same change may be heard twice (the event's group and the list's); the list hears
+    // every event's, each with its own seq.
+    const heard = `${notice.tournament}:${notice.seq}`;
+    if (notice.kind === "tournament_changed" && heard !== lastHeard) {
+      lastHeard = heard;
       schedule();
     }
     if (notice.kind === "arena_standings") arenaFrame(notice);
@@ -72,17 +75,21 @@ function watch() {
     }
   });
   let opens = 0;
-  const opened = () => {
+  const opened = (event) => {
     socketOpen = true;
     window.tournamentReady = true;
-    if (opens++ > 0) schedule(0); // back after a drop: fetch what was missed
+    // Back after a drop (or told notices were lost): fetch what was missed. The first time,
+    // a change made between the page's rendering and its watching was not heard: the socket's
+    // answer says the topic's version now, and the page fetches unless it shows that one.
+    const version = event?.detail?.version;
+    if (opens++ > 0 || event?.detail?.resync || String(version) !== live.dataset.liveVersion) schedule(0);
   };
   document.addEventListener("dominologist:notices-open", opened);
   document.addEventListener("dominologist:notices-closed", () => {
     socketOpen = false;
     window.tournamentReady = false;
   });
-  if (window.noticesReady) opened();
+  if (window.noticesReady) opened({ detail: { version: window.noticesVersion } });
 }
 
 if (live) {

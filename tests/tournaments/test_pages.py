@@ -4,6 +4,7 @@ times in each user's own time zone, the live part, the socket."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 import zoneinfo
 from typing import Any
 
@@ -355,6 +356,42 @@ async def test_the_event_socket_says_when_it_changed(organizer: Any, players: li
     assert seq == (await Tournament.objects.aget(pk=tournament.pk)).seq
     await page.disconnect()
     await listing.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_watching_answer_says_the_version_a_page_should_show(
+    client: Client, organizer: Any, players: list[Any]
+) -> None:
+    """A page rendered before a change it did not hear (it was not watching yet) learns of it
+    from the `watching` answer: the version there differs from the one it was rendered at."""
+    tournament = await sync_to_async(make_event)(organizer)
+    await sync_to_async(client.force_login)(players[3])
+    page = await sync_to_async(client.get)(f"/tournaments/{tournament.pk}/")
+    listing = await sync_to_async(client.get)("/tournaments/")
+    rendered = re.search(r'data-live-version="(\d+)"', page.content.decode())
+    rendered_list = re.search(r'data-live-version="(\d+)"', listing.content.decode())
+    assert rendered and rendered_list
+
+    async def versions() -> tuple[int, int]:
+        found = []
+        for watch in ({"topic": "tournament", "id": tournament.pk}, {"topic": "tournaments"}):
+            socket = await socket_at(players[3], "/ws/notices/")
+            assert (await socket.receive_json_from(timeout=10))["type"] == "hello"
+            await socket.send_json_to({"type": "watch", **watch})
+            answer = await socket.receive_json_from(timeout=10)
+            assert answer["type"] == "watching"
+            found.append(answer["version"])
+            await socket.disconnect()
+        return found[0], found[1]
+
+    # Nothing changed: the page shows what the socket says is current.
+    assert await versions() == (int(rendered[1]), int(rendered_list[1]))
+    # A change (as between the page's rendering and its socket's watch): both versions rise.
+    await sync_to_async(services.entry_register)(tournament_id=tournament.pk, user=players[0])
+    event_now, list_now = await versions()
+    assert event_now > int(rendered[1]) and list_now > int(rendered_list[1])
+    row = await Tournament.objects.aget(pk=tournament.pk)
+    assert event_now == row.seq + row.standings_seq
 
 
 @pytest.mark.django_db(transaction=True)
