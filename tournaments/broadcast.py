@@ -35,9 +35,7 @@ def event_version(tournament_id: int | None) -> int:
     from tournaments.models import Tournament
 
     row = (
-        Tournament.objects.filter(pk=tournament_id or 0)
-        .values_list("seq", "standings_seq")
-        .first()
+        Tournament.objects.filter(pk=tournament_id or 0).values_list("seq", "standings_seq").first()
     )
     return sum(row) if row else 0
 
