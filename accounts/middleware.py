@@ -23,6 +23,7 @@ OPEN_PREFIXES = (
     "/suspended/",
     "/profile/my-data/",
     "/profile/close/",
+    "/api/",  # the API checks each token's account itself (api/access.py), in JSON
 )
 
 

@@ -139,6 +139,16 @@ class User(AbstractUser):
         help_text=_("Set only on the house's own bot accounts, which can never log in."),
     )
 
+    bot = models.BooleanField(
+        _("bot account"),
+        default=False,
+        help_text=_(
+            "Played by a program through the API, never by hand (docs/api.md, Bot accounts). "
+            "An account with no games may become one, for good."
+        ),
+    )
+    bot_since = models.DateTimeField(_("bot since"), null=True, blank=True, editable=False)
+
     USERNAME_FIELD = "email"
     EMAIL_FIELD = "email"
     REQUIRED_FIELDS: ClassVar[list[str]] = ["display_name", "date_of_birth"]

@@ -13,7 +13,9 @@ too: someone who keeps trying waits longer.
 
 from __future__ import annotations
 
+import math
 import time
+from dataclasses import dataclass
 
 from django.core.cache import cache
 
@@ -40,3 +42,43 @@ def hit(name: str, amount: int, seconds: int, *, now: float | None = None) -> bo
     previous = int(cache.get(_key(name, seconds, window - 1)) or 0)
     still_inside = 1.0 - (at % seconds) / seconds
     return current + previous * still_inside <= amount
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """One counted request, as a client is told it (the API's X-RateLimit-* headers)."""
+
+    allowed: bool
+    limit: int
+    remaining: int
+    #: Seconds until the current window ends.
+    reset: int
+    #: Seconds to wait before a refused request would be let through (0 when allowed).
+    retry_after: int
+
+
+def take(name: str, amount: int, seconds: int, *, now: float | None = None) -> Allowance:
+    """As `hit`, and what is left: how many more fit in the last `seconds` now, when the window
+    turns, and, when refused, how long until one more would be let through (no more counted)."""
+    at = time.time() if now is None else now
+    window = int(at // seconds)
+    into = at % seconds
+    current = _count_one(_key(name, seconds, window), seconds)
+    previous = int(cache.get(_key(name, seconds, window - 1)) or 0)
+    estimate = current + previous * (1.0 - into / seconds)
+    allowed = estimate <= amount
+    retry = 0.0
+    if not allowed:
+        if current + 1 <= amount and previous:
+            # this window's count leaves room once enough of the previous one slides out
+            retry = seconds * (1.0 - (amount - current - 1) / previous) - into
+        else:
+            # only once this window has turned, and enough of it slid out too
+            retry = (seconds - into) + seconds * max(0.0, 1.0 - (amount - 1) / current)
+    return Allowance(
+        allowed=allowed,
+        limit=amount,
+        remaining=max(0, math.floor(amount - estimate)),
+        reset=math.ceil(seconds - into),
+        retry_after=max(1, math.ceil(retry)) if not allowed else 0,
+    )

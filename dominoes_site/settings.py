@@ -143,6 +143,8 @@ INSTALLED_APPS = [
     "clubs",
     "pairing",
     "privacy",
+    "oauth2_provider",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -160,6 +162,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    "api.middleware.RateLimitHeadersMiddleware",
 ]
 
 ROOT_URLCONF = "dominoes_site.urls"
@@ -314,6 +317,24 @@ if REDIS_URL:
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- The public API's OAuth 2 (django-oauth-toolkit; docs/api.md) ---------------------------
+OAUTH2_PROVIDER = {
+    # What an app may ask for: the same scopes as personal tokens (api.models.Scope).
+    "SCOPES": {
+        "read": "Read your account, ratings and games",
+        "play": "Move in your games, and watch them live",
+        "challenge": "Send and answer challenges, and join Play now",
+        "tournaments": "Register for tournaments and withdraw",
+    },
+    "DEFAULT_SCOPES": ["read"],
+    "PKCE_REQUIRED": True,
+    # Tokens are kept as their SHA-256 only (RFC 9700).
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": 3600 * 24,
+    "REFRESH_TOKEN_EXPIRE_SECONDS": 3600 * 24 * 60,
+    "ROTATE_REFRESH_TOKEN": True,
+}
 
 # --- Celery ---------------------------------------------------------------------------------
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)

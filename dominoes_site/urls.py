@@ -26,5 +26,7 @@ urlpatterns = [
     path("", include("pairing.urls")),
     path("", include("social.urls")),
     path("", include("clubs.urls")),
+    path("", include("api.urls")),
+    path("oauth/", include("oauth2_provider.urls", namespace="oauth2_provider")),
     path("admin/", admin.site.urls),
 ]
