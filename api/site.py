@@ -80,9 +80,24 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return problem(request, exc.status_code, "refused", str(exc))
 
 
-from api.routes import account, games, players  # noqa: E402  (routes use `api`'s handlers)
+# The routes (each module's `router`); they use `api`'s handlers above.
+from api.routes import (  # noqa: E402
+    account,
+    bots,
+    challenges,
+    events,
+    games,
+    players,
+    tables,
+    tournaments,
+)
 
 api.add_router("/account", account.router)
 api.add_router("/players", players.router)
 api.add_router("/games", games.router)
 api.add_router("/leaderboards", players.boards)
+api.add_router("/stream", events.router)  # the account's event stream
+api.add_router("/tables", tables.router)  # a seat's game stream and its moves
+api.add_router("/challenges", challenges.router)  # challenges and Play now
+api.add_router("/tournaments", tournaments.router)
+api.add_router("/bot", bots.router)  # becoming a bot

@@ -1,0 +1,315 @@
+"""A seat at a table through the API: its game stream (NDJSON: the state as the seat may see
+it, then each change) and its actions (sit, stand, ready, wash, move, claim, abort, rematch,
+the summary seen, berserk), each the same service call, in the same all-or-nothing transaction
+with the game's version compared and set, as the table socket makes (docs/protocol.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, StreamingHttpResponse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+from ninja import Path, Query, Router, Schema
+from pydantic import Field
+
+from api.access import ApiError, caller, needs
+from api.schemas import Problem
+from api.streams import GameStream
+from tables import presence, services
+from tables.models import Table
+
+router = Router(tags=["Play"])
+REFUSALS: dict[int | str, Any] = {
+    400: Problem,
+    401: Problem,
+    403: Problem,
+    404: Problem,
+    409: Problem,
+    429: Problem,
+}
+NDJSON = "application/x-ndjson"
+WHOLE = 2**53 - 1
+TableId = Path(..., ge=1, le=2**31 - 1, description="The table's id.")
+
+#: TableError codes and the status they are answered with (anything else: 409, the game's
+#: state refused it: not your turn, a stale version, an illegal move, ...).
+STATUS = {
+    "no_table": 404,
+    "not_seated": 403,
+    "not_your_seat": 403,
+    "not_host": 403,
+    "not_staff": 403,
+    "not_allowed": 403,
+    "bad_field": 400,
+    "bad_wash": 400,
+}
+
+
+class Done(Schema):
+    ok: bool = True
+    request_id: str | None = Field(None, description="Yours, given back.")
+
+
+class Acked(Schema):
+    type: str = Field("ack", description="Always ack.")
+    version: int = Field(description="The game's version after your move.")
+    request_id: str | None = Field(None, description="Yours, given back.")
+
+
+class Move(Schema):
+    version: int = Field(ge=0, le=WHOLE, description="The game version the move is for.")
+    action: dict[str, Any] = Field(
+        description="The move, as on the socket: play, draw, pass, choose (docs/protocol.md)."
+    )
+    request_id: str | None = Field(None, max_length=64, description="Given back in the answer.")
+
+
+class SeatChoice(Schema):
+    seat: int = Field(ge=0, le=WHOLE)
+
+
+class Ready(Schema):
+    ready: bool = True
+
+
+class Wash(Schema):
+    hand: int = Field(ge=0, le=WHOLE, description="The hand the wash is for.")
+    entropy: str = Field(description="64 hex digits of your own randomness.")
+
+
+class HandNumber(Schema):
+    hand: int = Field(ge=0, le=WHOLE)
+
+
+class Rematch(Schema):
+    want: bool = True
+
+
+class Since(Schema):
+    since: int | None = Field(
+        None, ge=0, le=WHOLE, description="The last seq you saw: resume from there."
+    )
+
+
+def _visible(table_id: int, user: Any) -> Table:
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        raise ApiError(404, "no_table", _("There is no such table."))
+    if table.private and table.host_id != user.pk and not table.seats.filter(user=user).exists():
+        raise ApiError(404, "no_table", _("There is no such table."))
+    return table
+
+
+def _do(call: Any, **kwargs: Any) -> Any:
+    try:
+        return call(**kwargs)
+    except services.TableError as exc:
+        raise ApiError(STATUS.get(exc.code, 409), exc.code, exc.message, **exc.extra) from exc
+
+
+STREAM_LINES = {
+    "responses": {
+        200: {
+            "description": (
+                "One JSON object per line: first a snapshot (or a resume when `since` is "
+                "given), then updates; an empty line every 15 s; a reconnect when the "
+                "server restarts; an end when the stream may not go on. Shapes: "
+                "docs/protocol.md (snapshot, resume, update) and docs/api.md (Streams)."
+            ),
+            "content": {
+                NDJSON: {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            "type": {
+                                "type": "string",
+                                "enum": ["snapshot", "resume", "update", "reconnect", "end"],
+                            },
+                            "seq": {"type": "integer"},
+                            "table": {"type": "object"},
+                            "game": {"type": ["object", "null"]},
+                            "events": {"type": "array", "items": {"type": "object"}},
+                            "server_time": {"type": "integer"},
+                            "since": {"type": "integer"},
+                            "code": {"type": "string"},
+                        },
+                        "required": ["type"],
+                    }
+                }
+            },
+        }
+    }
+}
+
+
+def _still_allowed(user_id: int, token_id: int | None) -> Any:
+    """Run at each keepalive: a refusal code when the stream may not go on."""
+
+    def check() -> str | None:
+        from accounts.models import User
+        from accounts.services import refusal_reason
+        from api.models import AccessToken
+
+        user = User.objects.filter(pk=user_id).first()
+        if user is None or refusal_reason(user) is not None:
+            return "account_refused"
+        if (
+            token_id is not None
+            and not AccessToken.objects.filter(pk=token_id, revoked_at=None).exists()
+        ):
+            return "bad_token"
+        return None
+
+    return check
+
+
+@router.get(
+    "/{table_id}/stream",
+    response={200: None, **REFUSALS},
+    auth=needs("play"),
+    summary=gettext_noop("A table's game stream"),
+    description=gettext_noop(
+        "The table as your seat sees it (your own hand, counts of the others', the yard's size), "
+        "then each change, for as long as you stay connected. Not seated: what a watcher sees. "
+        "Reconnect with `since` (the last seq you saw) to resume."
+    ),
+    openapi_extra=STREAM_LINES,
+)
+async def stream(
+    request: HttpRequest, filters: Query[Since], table_id: int = TableId
+) -> StreamingHttpResponse:
+    from dominoes_site import db_hop
+
+    who = caller(request)
+    await db_hop.run(_visible, table_id, who.user)
+    game_stream = GameStream(table_id, who.user, _still_allowed(who.user.pk, who.token_id))
+    response = StreamingHttpResponse(game_stream.lines(filters.since), content_type=NDJSON)
+    response["Cache-Control"] = "no-store"
+    response["X-Accel-Buffering"] = "no"  # a proxy must pass each line on at once
+    return response
+
+
+@router.post(
+    "/{table_id}/move",
+    response={200: Acked, **REFUSALS},
+    auth=needs("play"),
+    summary=gettext_noop("Make a move"),
+    description=gettext_noop(
+        "Play a bone, draw, pass or choose, for the game version you saw. A move for an older "
+        "version is refused (409 stale) and changes nothing: read the stream and try "
+        "again. Judged by the clock when the request arrived."
+    ),
+)
+def move(request: HttpRequest, body: Move, table_id: int = TableId) -> dict[str, Any]:
+    arrived = timezone.now()
+    result = _do(
+        services.game_act,
+        table_id=table_id,
+        user=caller(request).user,
+        version=body.version,
+        action=body.action,
+        arrived_at=arrived,
+    )
+    return {"type": "ack", "version": result.version, "request_id": body.request_id}
+
+
+def _simple(name: str, summary: str, description: str, body_type: Any, call: Any) -> None:
+    """An action with a small body, answered {ok: true}."""
+    if body_type is None:
+
+        def view(request: HttpRequest, table_id: int = TableId) -> dict[str, Any]:
+            _do(call, table_id=table_id, user=caller(request).user)
+            return {"ok": True}
+
+    else:
+
+        def view(request: HttpRequest, body: Any, table_id: int = TableId) -> dict[str, Any]:
+            _do(call, table_id=table_id, user=caller(request).user, **body.dict())
+            return {"ok": True}
+
+    # The body's shape is chosen here: named for ninja's schema as real types, not text.
+    view.__annotations__ = {"request": HttpRequest, "table_id": int, "return": dict[str, Any]}
+    if body_type is not None:
+        view.__annotations__["body"] = body_type
+    view.__name__ = name.replace("-", "_")
+    router.post(
+        f"/{{table_id}}/{name}",
+        response={200: Done, **REFUSALS},
+        auth=needs("play"),
+        summary=summary,
+        description=description,
+    )(view)
+
+
+def _sit(*, table_id: int, user: Any, seat: int) -> Any:
+    return services.seat_take(table_id=table_id, user=user, number=seat)
+
+
+_simple(
+    "sit",
+    gettext_noop("Sit down"),
+    gettext_noop("Take an empty seat at a table that is waiting for players."),
+    SeatChoice,
+    _sit,
+)
+_simple(
+    "stand",
+    gettext_noop("Stand up"),
+    gettext_noop("Leave your seat before the game starts."),
+    None,
+    services.seat_leave,
+)
+_simple(
+    "ready",
+    gettext_noop("Ready"),
+    gettext_noop("Say you are ready (or not): the game starts when every seat is."),
+    Ready,
+    services.seat_ready,
+)
+_simple(
+    "wash",
+    gettext_noop("Wash the next hand"),
+    gettext_noop(
+        "Mix your own randomness into the next hand's shuffle (docs/fairness.md): once per hand, "
+        "before its deal."
+    ),
+    Wash,
+    services.hand_wash,
+)
+_simple(
+    "summary-seen",
+    gettext_noop("The hand's summary is read"),
+    gettext_noop("At a Gym table, the next hand's clock waits for this (or 15 s)."),
+    HandNumber,
+    services.summary_seen,
+)
+_simple(
+    "claim",
+    gettext_noop("Claim the game"),
+    gettext_noop("The other players left and did not come back in time: claim the win."),
+    None,
+    presence.game_claim,
+)
+_simple(
+    "abort",
+    gettext_noop("Abort the game"),
+    gettext_noop("Before the first moves, end the game with no result (the rules say when)."),
+    None,
+    services.game_abort,
+)
+_simple(
+    "rematch",
+    gettext_noop("Rematch"),
+    gettext_noop("Offer (or take back) a rematch after the game."),
+    Rematch,
+    services.rematch_offer,
+)
+_simple(
+    "berserk",
+    gettext_noop("Berserk"),
+    gettext_noop("At an arena's Gym table, halve your own clock before your first move."),
+    None,
+    services.seat_clock_halve_asked,
+)
