@@ -165,6 +165,10 @@ def public(scope: str = "read") -> list[Any]:
     return [TokenAuth(scope), Anyone()]
 
 
+#: The OpenAPI of an operation that `public()` guards: a token, or none at all.
+PUBLIC_DOC: dict[str, Any] = {"security": [{"TokenAuth": []}, {}]}
+
+
 def caller(request: HttpRequest) -> Caller:
     found = getattr(request, "auth", None)
     assert isinstance(found, Caller)

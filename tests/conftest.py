@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import asyncio.runners
 import datetime as dt
+import signal
 import sys
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -33,6 +35,22 @@ def _cancel_all_tasks_bounded(loop: asyncio.AbstractEventLoop) -> None:
 
 
 asyncio.runners._cancel_all_tasks = _cancel_all_tasks_bounded  # type: ignore[attr-defined]
+
+
+def _dump_asyncio_tasks(signum: int, frame: Any) -> None:
+    """`kill -USR1 <pytest>`: every asyncio task of the running loop, with where it waits, on
+    stderr (a hung test's loop sits idle in select: py-spy cannot see its coroutines)."""
+    loop = asyncio._get_running_loop()
+    if loop is None:
+        sys.stderr.write("\nno event loop running\n")
+        return
+    for task in asyncio.all_tasks(loop):
+        sys.stderr.write(f"\n--- {task!r}\n")
+        task.print_stack(file=sys.stderr)
+    sys.stderr.flush()
+
+
+signal.signal(signal.SIGUSR1, _dump_asyncio_tasks)
 
 
 def clear_cache() -> None:

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_noop
 from ninja import Path, Query, Router
 
 from accounts.models import User
-from api.access import ApiError, caller, needs, public
+from api.access import PUBLIC_DOC, ApiError, caller, needs, public
 from api.refs import player_ref, rating_ref, ratings_of
 from api.routes.games import STREAM_DOC, GameFilters, games_of
 from api.schemas import Leaderboard, Problem, Profile, Rating
@@ -38,6 +38,7 @@ def visible_player(request: HttpRequest, player_id: int) -> Any:
     "/{player_id}",
     response={200: Profile, **REFUSALS},
     auth=public("read"),
+    openapi_extra=PUBLIC_DOC,
     summary=gettext_noop("A player's profile"),
     description=gettext_noop(
         "As the player's privacy allows: profiles open to everyone need no token; profiles open "
@@ -69,6 +70,7 @@ def profile(request: HttpRequest, player_id: int = Path(..., ge=1, le=2**31 - 1)
     "/{player_id}/ratings",
     response={200: list[Rating], **REFUSALS},
     auth=public("read"),
+    openapi_extra=PUBLIC_DOC,
     summary=gettext_noop("A player's ratings"),
     description=gettext_noop("The player's rating in every pool they have played rated games in."),
 )
@@ -82,6 +84,7 @@ def player_ratings(
     "/{pool}",
     response={200: Leaderboard, **REFUSALS},
     auth=public("read"),
+    openapi_extra=PUBLIC_DOC,
     summary=gettext_noop("A leaderboard"),
     description=gettext_noop(
         "The pool's top 50 players, as the leaderboards page lists them: at least the "

@@ -76,7 +76,9 @@ class Ready(Schema):
 
 class Wash(Schema):
     hand: int = Field(ge=0, le=WHOLE, description="The hand the wash is for.")
-    entropy: str = Field(description="64 hex digits of your own randomness.")
+    entropy: str = Field(
+        pattern="^[0-9a-fA-F]{64}$", description="64 hex digits of your own randomness."
+    )
 
 
 class HandNumber(Schema):
@@ -313,3 +315,64 @@ _simple(
     None,
     services.seat_clock_halve_asked,
 )
+
+
+class Practice(Schema):
+    mode: str = Field(
+        "fives", description="citizen, citizen_gym, inmate, inmate_gym, fives, threes."
+    )
+    level: str = Field("regular", description="The house players' level: rookie, regular, shark.")
+    shape: str = Field(
+        "one_on_one",
+        description="one_on_one, cut_throat_3, cut_throat_4 or partners (house modes).",
+    )
+    clock: str = Field("", description="Gym modes: 20, 30, 60, off, or empty for the mode's own.")
+
+
+class TableMade(Schema):
+    table: int
+    url: str = Field(description="The table's page.")
+    stream: str = Field(description="The table's game stream, for your seat.")
+
+
+@router.post(
+    "/practice",
+    response={200: TableMade, **REFUSALS},
+    auth=needs("play"),
+    summary=gettext_noop("A practice game against the house"),
+    description=gettext_noop(
+        "A private, unrated table with house players of the level you choose in the other seats, "
+        "started at once: you are seat 0. Play it through its stream."
+    ),
+)
+def practice(request: HttpRequest, body: Practice) -> dict[str, Any]:
+    from accounts.services import AccountNotAllowed
+    from engine import SettingsError
+    from house.forms import PracticeForm
+    from house.services import practice_start
+
+    form = PracticeForm(data=body.dict())
+    if not form.is_valid():
+        field, errors = next(iter(form.errors.items()))
+        raise ApiError(
+            400, "bad_field", str(errors[0]), field=None if field == "__all__" else field
+        )
+    try:
+        table = practice_start(
+            user=caller(request).user,
+            mode=form.cleaned_data["mode"],
+            level=form.cleaned_data["level"],
+            **form.shape_settings,
+            **form.clock_settings,
+        )
+    except services.TableError as exc:
+        raise ApiError(STATUS.get(exc.code, 409), exc.code, exc.message) from exc
+    except SettingsError as exc:
+        raise ApiError(400, "bad_settings", str(getattr(exc, "message", exc))) from exc
+    except AccountNotAllowed as exc:
+        raise ApiError(403, "account_refused", exc.message) from exc
+    return {
+        "table": table.pk,
+        "url": table.get_absolute_url(),
+        "stream": f"/api/tables/{table.pk}/stream",
+    }

@@ -162,7 +162,7 @@ def test_a_player_s_games_stream_newest_first_with_filters(
     bad = call("GET", f"{url}?mode=chess", token)
     assert bad.status_code == 400 and bad.json()["field"] == "mode"
     assert call("GET", f"{url}?max=0", token).status_code == 400
-    assert call("GET", f"{url}?since={until}&until={since}", token).status_code == 400
+    assert lines(call("GET", f"{url}?since={until}&until={since}", token)) == []
 
 
 def test_leaderboards_are_public(alice: Any) -> None:
