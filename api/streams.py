@@ -12,6 +12,7 @@ A stream survives what the sockets survive:
   missed, or a fresh `snapshot` when the log no longer reaches back;
 - a daphne that is being drained ends each stream with `{"type": "reconnect"}`: reconnect at
   once with `since`;
+- a read the stream needs that fails on a database restarting ends it with `reconnect` too;
 - every `KEEPALIVE_SECONDS` the token is checked again: a revoked token, or an account that
   may no longer play, ends the stream with `{"type": "end", "code": ...}`.
 """
@@ -54,6 +55,11 @@ class GroupListener:
 
     async def open(self) -> None:
         self.channel = await self.layer.new_channel("api.")
+        # The channel's queue on this loop now, before it joins a group: a message delivered
+        # from another thread (a move's commit) before the first receive finds it there.
+        inboxes = getattr(self.layer, "inboxes", None)
+        if inboxes is not None:
+            inboxes.open(self.channel)
 
     async def join(self, group: str) -> None:
         if group not in self.groups:
@@ -99,7 +105,10 @@ async def ticking(
         quiet += TICK_SECONDS
         if quiet >= KEEPALIVE_SECONDS:
             quiet = 0.0
-            refusal = await db_hop.run(still_allowed)
+            try:
+                refusal = await db_hop.run(still_allowed)
+            except db_hop.DatabaseUnavailable:
+                refusal = None  # the database restarting: checked again at the next keepalive
             if refusal:
                 yield f"end:{refusal}"
                 return
@@ -198,6 +207,17 @@ class GameStream:
         return None
 
     async def lines(self, since: int | None) -> AsyncIterator[bytes]:
+        """The stream; when a read it needs fails on a database that is restarting, it ends
+        with `reconnect` (and the `since` to resume from), and loses nothing."""
+        try:
+            async for chunk in self._lines(since):
+                yield chunk
+        except db_hop.DatabaseUnavailable:
+            yield line(
+                {"type": "reconnect", "since": self.sent_seq if self.sent_seq >= 0 else since}
+            )
+
+    async def _lines(self, since: int | None) -> AsyncIterator[bytes]:
         from tables.models import Table
 
         await self.listener.open()

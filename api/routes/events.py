@@ -38,6 +38,16 @@ def state_now(user: Any) -> dict[str, Any]:
 
 
 async def event_lines(user: Any, token_id: int | None) -> AsyncIterator[bytes]:
+    """The stream; a read of the state that fails on a database restarting ends it with
+    `reconnect` (the next connection's first line is the state)."""
+    try:
+        async for chunk in _event_lines(user, token_id):
+            yield chunk
+    except db_hop.DatabaseUnavailable:
+        yield line({"type": "reconnect"})
+
+
+async def _event_lines(user: Any, token_id: int | None) -> AsyncIterator[bytes]:
     from social.notices import notice_group
 
     listener = GroupListener()

@@ -27,5 +27,6 @@ def call(method: str, path: str, token: str | None = None, body: Any = None, **h
 
 def lines(response: Any) -> list[dict[str, Any]]:
     """An NDJSON answer's lines."""
+    assert response.status_code == 200, response.content
     text = b"".join(response.streaming_content).decode()
     return [json.loads(line) for line in text.splitlines() if line.strip()]
