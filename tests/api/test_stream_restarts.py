@@ -14,8 +14,8 @@ import asyncio
 import json
 import os
 import random
-import signal
 import shutil
+import signal
 from typing import Any
 
 import httpx
