@@ -91,12 +91,38 @@ class UserAdmin(DjangoUserAdmin):
         "is_staff",
         "date_joined",
     ]
-    list_filter = ["age_status", "reported_underage", "needs_age_review", "is_staff", "is_active"]
+    list_filter = [
+        "age_status",
+        "reported_underage",
+        "needs_age_review",
+        "is_staff",
+        "is_active",
+        "bot",
+    ]
     search_fields = ["email", "display_name"]
-    readonly_fields = ["age_status", "age_status_changed_at", "last_login", "date_joined"]
+    # A bot account is one for good (docs/api.md, "Bot accounts"): only the API makes one, and
+    # nothing on the site, the admin included, turns it back.
+    readonly_fields = [
+        "age_status",
+        "age_status_changed_at",
+        "last_login",
+        "date_joined",
+        "bot",
+        "bot_since",
+    ]
     fieldsets = (
         (None, {"fields": ("email", "password")}),
         (_("Player"), {"fields": ("display_name", "date_of_birth", "time_zone", "language")}),
+        (
+            _("Bot account"),
+            {
+                "fields": ("bot", "bot_since"),
+                "description": _(
+                    "A player makes their account a bot through the API, for good: it can't "
+                    "be changed here."
+                ),
+            },
+        ),
         (
             _("Age check"),
             {

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.services import AccountNotAllowed
+from api.bots import web_play_refusal
 from engine import SettingsError
 from house import services
 from house.forms import PracticeForm
@@ -22,7 +23,11 @@ from tables.views import lobby_page_context
 @require_POST
 def practice(request: HttpRequest) -> HttpResponse:
     form = PracticeForm(request.POST, prefix="practice")
-    if form.is_valid():
+    bot_refusal = web_play_refusal(request.user)
+    if bot_refusal is not None:  # a bot account plays only through the API
+        form.is_valid()
+        form.add_error(None, bot_refusal)
+    elif form.is_valid():
         try:
             table = services.practice_start(
                 user=request.user,

@@ -230,13 +230,27 @@ class Waiting:
     rating: int
     joined_at: datetime
     house_fill: bool = False
+    #: A bot account (docs/api.md, "Bot accounts").
+    bot: bool = False
+    #: A person who lets bots play them rated games (social's `bots_rated`): Play now may pair
+    #: them with bots.
+    bots_ok: bool = False
+
+
+def bots_fit(group: list[Waiting]) -> bool:
+    """Bots play bots, and people who let bots play them rated games; never anyone else."""
+    if not any(w.bot for w in group):
+        return True
+    return all(w.bot or w.bots_ok for w in group)
 
 
 def group_fits(group: list[Waiting], now: datetime) -> bool:
     """A group may play together when its ratings lie within the range of the player in it who
-    has waited longest (the range widens with the wait, so a long wait ends), and nobody is in
-    it twice."""
+    has waited longest (the range widens with the wait, so a long wait ends), nobody is in it
+    twice, and a bot in it plays only bots and people who opted in (`bots_fit`)."""
     if len({w.user_id for w in group}) != len(group):
+        return False
+    if not bots_fit(group):
         return False
     spread = max(w.rating for w in group) - min(w.rating for w in group)
     longest = max((now - w.joined_at).total_seconds() for w in group)
@@ -305,11 +319,28 @@ class _HostRefused(Exception):
         self.code = code
 
 
+#: A pool entry's fields as `Waiting` takes them (with its player's bot flag and consent).
+_WAITING_FIELDS = (
+    "pk",
+    "user_id",
+    "rating",
+    "joined_at",
+    "house_fill",
+    "user__bot",
+    "user__social_settings__bots_rated",
+)
+
+
+def _waiting_of(row: tuple[Any, ...]) -> Waiting:
+    *head, bot, bots_ok = row
+    return Waiting(*head, bot=bool(bot), bots_ok=bool(bots_ok))
+
+
 def _waiting_rows(cell: Cell) -> list[Waiting]:
     rows = PoolEntry.objects.filter(cell=cell.key, status=Status.WAITING).values_list(
-        "pk", "user_id", "rating", "joined_at", "house_fill"
+        *_WAITING_FIELDS
     )
-    return [Waiting(*row) for row in rows]
+    return [_waiting_of(row) for row in rows]
 
 
 def _claim(pks: list[int], now: datetime, match: Match | None = None) -> None:
@@ -436,10 +467,7 @@ def _match_players(match: Match) -> tuple[list[int], list[Waiting]]:
     empty = [n for n, uid in seats if uid is None]
     at_table = {uid for _n, uid in seats if uid is not None}
     rows = PoolEntry.objects.filter(match=match, status=Status.SEATED, user_id__in=at_table)
-    people = [
-        Waiting(e.pk, e.user_id, e.rating, e.joined_at, e.house_fill)
-        for e in rows.order_by("joined_at")
-    ]
+    people = [_waiting_of(row) for row in rows.order_by("joined_at").values_list(*_WAITING_FIELDS)]
     return empty, people
 
 

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
+from api.bots import web_play_refusal
 from pairing import selectors, services
 from pairing.cells import CellError, cell_of
 
@@ -31,6 +32,10 @@ def _back(request: HttpRequest) -> HttpResponse:
 def join(request: HttpRequest) -> HttpResponse:
     """A cell of the grid pressed: into that pool (out of any other). When someone who fits is
     already waiting, the player is seated at once and goes to the table."""
+    bot_refusal = web_play_refusal(request.user)
+    if bot_refusal is not None:  # a bot account joins pools through the API only
+        messages.error(request, bot_refusal)
+        return _back(request)
     mode, _sep, shape = request.POST.get("cell", "").partition(":")
     try:
         cell = cell_of(mode, shape, request.POST.get("stake", "0"))

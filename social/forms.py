@@ -45,3 +45,14 @@ class ChallengePreferenceForm(forms.Form):
             "public table you sit at is public all the same."
         ),
     )
+    bots_rated = forms.BooleanField(
+        label=_("Let bots challenge me to rated games"),
+        required=False,
+        widget=forms.CheckboxInput(attrs={"aria-describedby": "bots-rated-help"}),
+        help_text=_(
+            "Bot accounts are programs, marked BOT wherever their names show. On: a bot may "
+            "challenge you to a rated game, you may challenge one to a rated game, and Play now "
+            "may pair you with bots. Off: a challenge between you and a bot must be casual (it "
+            "never changes your rating), and Play now never pairs you with a bot."
+        ),
+    )

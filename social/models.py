@@ -54,6 +54,15 @@ class SocialSettings(models.Model):
             "Play now, challenge or tournament table may be watched."
         ),
     )
+    bots_rated = models.BooleanField(
+        default=False,
+        help_text=_(
+            "This player agrees to rated games with bot accounts: a bot may challenge them to "
+            "a rated game (and they a bot), and Play now may pair them with bots. Off: rated "
+            "challenges between them and a bot are refused, and Play now never pairs them "
+            "with one (docs/api.md, Bot accounts)."
+        ),
+    )
 
     class Meta:
         constraints = [

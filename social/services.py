@@ -105,6 +105,45 @@ def games_watchable_set(*, user: User, value: bool) -> None:
     SocialSettings.objects.update_or_create(user=user, defaults={"games_watchable": bool(value)})
 
 
+def bots_rated(user: User) -> bool:
+    """Whether `user` agrees to rated games with bot accounts (off unless they turn it on)."""
+    row = SocialSettings.objects.filter(user=user).values_list("bots_rated", flat=True)
+    return bool(row.first())
+
+
+def bots_rated_set(*, user: User, value: bool) -> None:
+    SocialSettings.objects.update_or_create(user=user, defaults={"bots_rated": bool(value)})
+
+
+def rated_bot_refusal(asker: User, challenger: User, challenged: User) -> SocialError | None:
+    """Why a rated challenge between these two may not be (sent, or accepted by `asker`), or
+    None. A bot account plays rated games against bots, and against people who let bots
+    challenge them to rated games (`bots_rated`), whoever of the two challenges: the person's
+    setting is their consent to rated games with bots. A casual challenge is never refused for
+    it. (docs/api.md, "Bot accounts".)"""
+    if bool(challenger.bot) == bool(challenged.bot):
+        return None
+    person = challenged if challenger.bot else challenger
+    if bots_rated(person):
+        return None
+    if asker.pk == person.pk:
+        return SocialError(
+            "bot_unrated",
+            _(
+                "Rated games against bot accounts are off in your challenge settings: turn on "
+                "“Let bots challenge me to rated games”, or make the challenge casual."
+            ),
+        )
+    return SocialError(
+        "bot_unrated",
+        _(
+            "%(name)s doesn't play rated games against bot accounts: challenge them to a "
+            "casual game."
+        )
+        % {"name": person.display_name},
+    )
+
+
 # --- challenges ----------------------------------------------------------------------------------
 
 
@@ -247,6 +286,8 @@ def challenge_send(
     (SettingsError, LedgerError, AccountNotAllowed)."""
     ensure_may_play(challenger)
     refusal = _sending_refusal(challenger, challenged) or challenge_refusal(challenger, challenged)
+    if refusal is None and rated:
+        refusal = rated_bot_refusal(challenger, challenger, challenged)
     if refusal is not None:
         raise refusal
     now = now or timezone.now()
@@ -366,6 +407,10 @@ def challenge_accept(*, challenge_id: int, user: User, now: datetime | None = No
     failure: SocialError | None = None
     with transaction.atomic():
         challenge = _answer(challenge_id, user, "challenged", Challenge.Status.ACCEPTED, now)
+        if challenge.rated:  # the person's consent may have changed since the challenge came
+            refusal = rated_bot_refusal(user, challenge.challenger, challenge.challenged)
+            if refusal is not None:
+                raise refusal  # rolls the accept back: the challenge still waits
         try:
             with transaction.atomic():
                 table = _table_open(challenge)

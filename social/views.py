@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.models import User
 from accounts.services import AccountNotAllowed
+from api.bots import web_play_refusal
 from engine import SettingsError
 from ledger.services import LedgerError
 from social import selectors, services
@@ -98,6 +99,9 @@ def challenge_new(request: HttpRequest, pk: int) -> HttpResponse:
     """The challenge form: the create-table form, addressed to one player."""
     player = _player(pk)
     refusal = services.challenge_refusal(request.user, player)
+    bot_refusal = web_play_refusal(request.user)
+    if bot_refusal is not None:  # a bot account challenges through the API only
+        refusal = services.SocialError("bot_api_only", bot_refusal)
     form = ChallengeForm(request.POST or None)
     if request.method == "POST" and refusal is None and form.is_valid():
         try:
@@ -179,6 +183,11 @@ def challenges(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def challenge_accept(request: HttpRequest, pk: int) -> HttpResponse:
+    bot_refusal = web_play_refusal(request.user)
+    if bot_refusal is not None:  # a bot account accepts through the API only
+        return _refused(
+            request, services.SocialError("bot_api_only", bot_refusal), reverse("social:challenges")
+        )
     try:
         table = services.challenge_accept(challenge_id=pk, user=request.user)
     except services.SocialError as exc:
@@ -222,11 +231,13 @@ def preference(request: HttpRequest) -> HttpResponse:
         initial={
             "challenges_from": services.challenges_from(request.user),
             "games_watchable": services.games_watchable(request.user),
+            "bots_rated": services.bots_rated(request.user),
         },
     )
     if request.method == "POST" and form.is_valid():
         services.challenges_from_set(user=request.user, value=form.cleaned_data["challenges_from"])
         services.games_watchable_set(user=request.user, value=form.cleaned_data["games_watchable"])
+        services.bots_rated_set(user=request.user, value=form.cleaned_data["bots_rated"])
         messages.success(request, _("Saved: who may challenge you and watch your games."))
         return redirect("social:preference")
     return render(

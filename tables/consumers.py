@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from api.bots import api_only_words
 from chat.models import Audience
 from chat.services import ChatError, chat_recent, chat_report, chat_send
 from dominoes_site import db_hop, draining, metrics
@@ -39,6 +40,10 @@ from tables import broadcast, presence, selectors, services, watching
 from tables.models import Table
 
 CLOSE_NO_TABLE = 4004
+#: What a bot account's socket may not do: play (it plays through the API). Watching is fine.
+BOT_REFUSED = frozenset(
+    {"sit", "ready", "act", "wash", "claim", "abort", "rematch", "halve_clock", "summary_seen"}
+)
 
 #: Any message is a sign of life: the socket's presence is refreshed with it, at most this often.
 PRESENCE_REFRESH_SECONDS = 15.0
@@ -176,6 +181,9 @@ class TableConsumer(RateLimitedConsumer):
                 raise services.TableError(
                     "unknown_type", _("Unknown message type %(type)r.") % {"type": kind[:40]}
                 )
+            if kind in BOT_REFUSED and getattr(self.scope["user"], "bot", False):
+                # A bot account plays only through the API (docs/api.md); it may watch here.
+                raise services.TableError("bot_api_only", api_only_words())
             await handler(self, content)
         except (services.TableError, ChatError) as exc:
             extra = dict(exc.extra)

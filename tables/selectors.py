@@ -94,8 +94,15 @@ def settlement_of(game: Game | None) -> dict[str, Any] | None:
 
 
 def player_of(user: Any) -> dict[str, Any]:
-    """A seated player as everyone sees them; `house` names a house player's level (a bot)."""
-    return {"id": user.pk, "name": user.display_name, "house": user.house_level or None}
+    """A seated player as everyone sees them; `house` names a house player's level (a bot the
+    house runs), `bot` is true for a bot account (a program playing through the API: the page
+    marks its name BOT)."""
+    return {
+        "id": user.pk,
+        "name": user.display_name,
+        "house": user.house_level or None,
+        "bot": bool(getattr(user, "bot", False)),
+    }
 
 
 def game_view(

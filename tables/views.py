@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.services import AccountNotAllowed
+from api.bots import web_play_refusal
 from engine import SettingsError
 from tables import services, stakes, watching
 from tables.forms import TableForm, mode_rules_data
@@ -107,7 +108,11 @@ def _differences(table: Table) -> list[str]:
 @login_required
 def lobby(request: HttpRequest) -> HttpResponse:
     form = TableForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    bot_refusal = web_play_refusal(request.user) if request.method == "POST" else None
+    if bot_refusal is not None:  # a bot account plays only through the API
+        form.is_valid()
+        form.add_error(None, bot_refusal)
+    elif request.method == "POST" and form.is_valid():
         try:
             table = services.table_create(
                 host=request.user,
@@ -150,6 +155,10 @@ def sit(request: HttpRequest, table_id: int) -> HttpResponse:
     """ "Sit" in the lobby: the player takes the first free seat of a public table at once and
     goes to it. A refusal (the table filled up, a stake they cannot cover, a wait after leaving
     games) is explained back in the lobby."""
+    bot_refusal = web_play_refusal(request.user)
+    if bot_refusal is not None:  # a bot account plays only through the API
+        messages.error(request, bot_refusal)
+        return redirect("tables:lobby")
     table = Table.objects.filter(pk=table_id).first()
     if table is None or (table.private and table.host_id != request.user.pk):
         messages.error(request, _("There is no such table."))

@@ -385,9 +385,11 @@ def standings_frame(tournament: Tournament, now: dt.datetime | None = None) -> d
     now = now or timezone.now()
     rows = standings(tournament)
     top = rows[:TOP_SHOWN]
-    names = dict(
-        User.objects.filter(pk__in=[r.player for r in top]).values_list("pk", "display_name")
+    people = list(
+        User.objects.filter(pk__in=[r.player for r in top]).values_list("pk", "display_name", "bot")
     )
+    names = {pk: name for pk, name, _bot in people}
+    bots = {pk for pk, _name, bot in people if bot}  # marked BOT on the page
     paused = set(
         tournament.entries.filter(paused=True, withdrawn_at__isnull=True).values_list(
             "player_id", flat=True
@@ -416,6 +418,7 @@ def standings_frame(tournament: Tournament, now: dt.datetime | None = None) -> d
                 "rank": r.rank,
                 "player": r.player,
                 "name": names.get(r.player, ""),
+                "bot": r.player in bots,
                 "score": r.score,
                 "games": r.games,
                 "wins": r.wins,
@@ -451,11 +454,12 @@ def battle_frame(
     )
     table = arena.club_standings(rows, club_of, top=tournament.battle_top or 1)
     clubs = {c.pk: c for c in Club.objects.filter(pk__in=[row.club for row in table])}
-    missing = {s.player for row in table for s in row.top} - set(names)
+    shown = {s.player for row in table for s in row.top}
     names = {
         **names,
-        **dict(User.objects.filter(pk__in=missing).values_list("pk", "display_name")),
+        **dict(User.objects.filter(pk__in=shown - set(names)).values_list("pk", "display_name")),
     }
+    bots = set(User.objects.filter(pk__in=shown, bot=True).values_list("pk", flat=True))
     return [
         {
             "rank": row.rank,
@@ -465,7 +469,12 @@ def battle_frame(
             "score": row.score,
             "players": row.players,
             "top": [
-                {"player": s.player, "name": names.get(s.player, ""), "score": s.score}
+                {
+                    "player": s.player,
+                    "name": names.get(s.player, ""),
+                    "bot": s.player in bots,
+                    "score": s.score,
+                }
                 for s in row.top
             ],
         }

@@ -2,7 +2,8 @@
 
 `{% player_link user %}` wherever a name is shown (lobby, home, history, tournaments), so that
 every name leads to its profile; house players' names are shown in the reader's language
-(`User.shown_name`). `{% game_players game as players %}` then `{% side_links players side
+(`User.shown_name`), and a bot account's name is marked BOT (`{% bot_badge user %}` where a name
+is shown without a link). `{% game_players game as players %}` then `{% side_links players side
 partners %}` name a game's side ("Ana & Bob" for Partners), `{% entry_links entry %}` a
 tournament entry (a player, or a player and partner).
 """
@@ -30,18 +31,37 @@ def player_name(user: Any) -> str:
 
 
 @register.simple_tag
+def bot_badge(user: Any) -> SafeString:
+    """The BOT mark after a bot account's name (docs/api.md, "Bot accounts"): "BOT" to the
+    eye, "(bot)" to a screen reader. Nothing for anyone else."""
+    if user is None or not getattr(user, "bot", False):
+        return SafeString("")
+    return format_html(
+        '<span class="badge badge-bot" title="{}"><span aria-hidden="true">{}</span>'
+        '<span class="visually-hidden">{}</span></span>',
+        gettext("A bot account: a program plays it through the API."),
+        gettext("BOT"),
+        gettext("(bot)"),
+    )
+
+
+@register.simple_tag
 def player_link(user: Any, css: str = "") -> SafeString:
-    """The player's name as a link to their profile (nothing for an empty seat)."""
+    """The player's name as a link to their profile (nothing for an empty seat), marked BOT
+    after it for a bot account."""
     if user is None or getattr(user, "pk", None) is None:
         return SafeString("")
     classes = f"player-link {css}".strip()
     house = " house" if getattr(user, "house_level", "") else ""
+    bot = getattr(user, "bot", False)
     return format_html(
-        '<a class="{}{}" href="{}">{}</a>',
+        '<a class="{}{}{}" href="{}">{}</a>{}',
         classes,
         house,
+        " bot" if bot else "",
         reverse("accounts:profile", args=[user.pk]),
         player_name(user),
+        format_html(" {}", bot_badge(user)) if bot else "",
     )
 
 

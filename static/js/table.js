@@ -751,7 +751,7 @@ export function startTable(app) {
   function chatLine(m) {
     const mine = m.user.id === userId;
     const muted = state.muted.has(m.user.id);
-    const who = el("strong", { class: "chat-who" }, m.user.name);
+    const who = el("strong", { class: "chat-who" }, m.user.name, botTag(state.table?.seats?.find((x) => x.player?.id === m.user.id)?.player));
     const marks = [];
     if (m.audience === "spectators") marks.push(el("span", { class: "chat-tag" }, t("chat_watching")));
     let body;
@@ -1222,7 +1222,14 @@ export function startTable(app) {
   function seatName(seat) {
     const player = seatInfo(seat)?.player;
     if (!player) return t("seat_n", { n: seat + 1 });
+    if (player.bot) return t("bot_marked", { name: player.name });
     return player.house ? t("house_marked", { name: playerLabel(player) }) : player.name;
+  }
+
+  /** The BOT mark after a bot account's name: "BOT" to the eye, "(bot)" to a screen reader. */
+  function botTag(player) {
+    if (!player?.bot) return null;
+    return el("span", { class: "tag bot", title: t("bot_help") }, el("span", { "aria-hidden": "true" }, t("bot_short")), el("span", { class: "visually-hidden" }, ` ${t("bot_sr")}`));
   }
 
   function isPartner(seat) {
@@ -1986,6 +1993,7 @@ export function startTable(app) {
         ? el("span", { class: `presence${online ? " online" : ""}`, title: online ? t("online") : t("away"), role: "img", "aria-label": online ? t("online") : t("away") })
         : null,
       el("span", { class: "name", title: name }, name),
+      botTag(player),
       isMe ? el("span", { class: "visually-hidden" }, ` ${t("you_marker")}`) : null,
       turn ? el("span", { class: "visually-hidden" }, ` ${t("seat_turn")}`) : null,
     );
