@@ -8,6 +8,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -45,7 +46,7 @@ def token_create(*, user: Any, name: str, scopes: list[str]) -> tuple[AccessToke
         raise TokenError("bad_field", _("Choose at least one scope."), "scopes")
     with transaction.atomic():
         # The account's row is locked while counting, so two made at once cannot pass the cap.
-        type(user).objects.select_for_update().filter(pk=user.pk).first()
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
         if AccessToken.objects.filter(user=user, revoked_at=None).count() >= MAX_TOKENS:
             raise TokenError(
                 "too_many_tokens",
