@@ -1,10 +1,13 @@
-"""Every /api/ answer says where its caller's rate limit stands (api.access.count)."""
+"""Every /api/ answer says where its caller's rate limit stands (api.access.count), and is
+counted in the metrics (dominoes_api_requests)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponseBase
+
+from dominoes_site.metrics import API_REQUESTS
 
 
 class RateLimitHeadersMiddleware:
@@ -13,7 +16,14 @@ class RateLimitHeadersMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
-        for name, value in getattr(request, "api_limit_headers", {}).items():
-            if name not in response:
-                response[name] = value
+        headers = getattr(request, "api_limit_headers", None)
+        if headers is not None:
+            for name, value in headers.items():
+                if name not in response:
+                    response[name] = value
+        if request.path.startswith("/api/"):
+            API_REQUESTS.labels(
+                bucket=(headers or {}).get("X-RateLimit-Bucket", "none"),
+                status=f"{response.status_code // 100}xx",
+            ).inc()
         return response

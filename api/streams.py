@@ -22,8 +22,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
-from contextlib import suppress
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from channels.layers import get_channel_layer
@@ -32,6 +32,7 @@ from django.db import transaction
 
 from dominoes_site import db_hop, draining
 from dominoes_site.consumers import server_time
+from dominoes_site.metrics import API_STREAMS_OPEN
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,16 @@ log = logging.getLogger(__name__)
 KEEPALIVE_SECONDS = 15.0
 #: How often a quiet stream looks at whether its server is being drained.
 TICK_SECONDS = 1.0
+
+
+@contextmanager
+def open_stream(kind: str) -> Iterator[None]:
+    """Counted among the open streams (dominoes_api_streams_open) while it lasts."""
+    API_STREAMS_OPEN.labels(kind=kind).inc()
+    try:
+        yield
+    finally:
+        API_STREAMS_OPEN.labels(kind=kind).dec()
 
 
 def line(message: dict[str, Any]) -> bytes:
@@ -210,8 +221,9 @@ class GameStream:
         """The stream; when a read it needs fails on a database that is restarting, it ends
         with `reconnect` (and the `since` to resume from), and loses nothing."""
         try:
-            async for chunk in self._lines(since):
-                yield chunk
+            with open_stream("game"):
+                async for chunk in self._lines(since):
+                    yield chunk
         except db_hop.DatabaseUnavailable:
             yield line(
                 {"type": "reconnect", "since": self.sent_seq if self.sent_seq >= 0 else since}

@@ -52,6 +52,18 @@ SOCKETS_OPEN = Gauge(
     ["kind"],
     multiprocess_mode="livesum",
 )
+API_REQUESTS = Counter(
+    "dominoes_api_requests",
+    "Public API requests answered, by rate-limit bucket (read, play, challenge, tournaments, "
+    "anonymous; none: refused before it was counted) and status class (2xx, 4xx, 5xx).",
+    ["bucket", "status"],
+)
+API_STREAMS_OPEN = Gauge(
+    "dominoes_api_streams_open",
+    "Open API streams (NDJSON over HTTP), by kind (game, events).",
+    ["kind"],
+    multiprocess_mode="livesum",
+)
 MOVE_ACK = Histogram(
     "dominoes_move_ack_seconds",
     "From a move's frame reaching the daphne to its ack leaving (refusals included).",

@@ -17,7 +17,7 @@ from ninja import Router
 
 from api.access import caller, needs
 from api.routes.tables import REFUSALS, _still_allowed
-from api.streams import GroupListener, line, ticking
+from api.streams import GroupListener, line, open_stream, ticking
 from dominoes_site import db_hop
 
 router = Router(tags=["Play"])
@@ -41,8 +41,9 @@ async def event_lines(user: Any, token_id: int | None) -> AsyncIterator[bytes]:
     """The stream; a read of the state that fails on a database restarting ends it with
     `reconnect` (the next connection's first line is the state)."""
     try:
-        async for chunk in _event_lines(user, token_id):
-            yield chunk
+        with open_stream("events"):
+            async for chunk in _event_lines(user, token_id):
+                yield chunk
     except db_hop.DatabaseUnavailable:
         yield line({"type": "reconnect"})
 

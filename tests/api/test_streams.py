@@ -7,6 +7,7 @@ applies. A stream resumes from `since`, keeps alive, and ends when its token is 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import random
 from collections.abc import AsyncIterator
@@ -293,3 +294,24 @@ async def test_a_draining_server_ends_each_stream_with_reconnect(
         draining.reset()
         await game_stream.close()
         await events.close()
+
+
+async def test_open_streams_are_counted_for_operators(alice: Any, bob: Any) -> None:
+    from dominoes_site import metrics
+
+    table = await sync_to_async(start_table)([alice, bob], "fives", limit=50)
+    token = await sync_to_async(token_for)(alice, "play")
+    before = metrics.value("dominoes_api_streams_open", {"kind": "game"})
+    stream = await open_stream(token, f"/api/tables/{table.pk}/stream")
+    await stream.next()
+    assert metrics.value("dominoes_api_streams_open", {"kind": "game"}) == before + 1
+    # The client goes: the server drops the response, and the stream's generator is closed
+    # (as daphne does once the connection is gone).
+    await stream.close()
+    del stream
+    gc.collect()
+    for _ in range(100):
+        if metrics.value("dominoes_api_streams_open", {"kind": "game"}) == before:
+            break
+        await asyncio.sleep(0.05)  # the loop runs the generator's close
+    assert metrics.value("dominoes_api_streams_open", {"kind": "game"}) == before

@@ -134,3 +134,18 @@ def test_anonymous_reads_are_counted_per_address(
     assert call("GET", "/api/leaderboards/fives").status_code == 429
     # From another address, room again.
     assert call("GET", "/api/leaderboards/fives", REMOTE_ADDR="10.1.2.3").status_code == 200
+
+
+def test_api_requests_are_counted_for_operators(alice: Any) -> None:
+    from dominoes_site import metrics
+
+    def counted(bucket: str, status: str) -> float:
+        return metrics.value("dominoes_api_requests_total", {"bucket": bucket, "status": status})
+
+    ok, refused = counted("read", "2xx"), counted("none", "4xx")
+    secret = token_for(alice)
+    call("GET", "/api/account", secret)
+    call("GET", "/api/account", secret)
+    call("GET", "/api/account")  # no token: refused before any bucket counts it
+    assert counted("read", "2xx") == ok + 2
+    assert counted("none", "4xx") == refused + 1
