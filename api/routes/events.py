@@ -25,16 +25,20 @@ NDJSON = "application/x-ndjson"
 
 
 def state_now(user: Any) -> dict[str, Any]:
+    """Where the account stands now: its games in progress, the challenges waiting for an
+    answer from it or to it (as `GET /api/challenges` shows them)."""
     from api.routes.account import live_games
+    from api.routes.challenges import challenge_json
+    from social import selectors
 
-    challenges: list[dict[str, Any]] = []
-    try:
-        from api.routes.challenges import open_challenges  # the challenges' own shape
-    except ImportError:  # pragma: no cover - written alongside
-        open_challenges = None
-    if open_challenges is not None:
-        challenges = open_challenges(user)
-    return {"type": "state", "playing": live_games(user), "challenges": challenges}
+    lists = selectors.challenges_for(user)
+    waiting = [*lists.get("received", []), *lists.get("sent", [])]
+    return {
+        "type": "state",
+        "you": user.pk,
+        "playing": live_games(user),
+        "challenges": [challenge_json(c, user) for c in waiting],
+    }
 
 
 async def event_lines(user: Any, token_id: int | None) -> AsyncIterator[bytes]:
@@ -92,6 +96,7 @@ EVENT_LINES = {
                                 "enum": ["state", "notice", "reconnect", "end"],
                             },
                             "kind": {"type": "string"},
+                            "you": {"type": "integer"},
                             "playing": {"type": "array", "items": {"type": "object"}},
                             "challenges": {"type": "array", "items": {"type": "object"}},
                             "code": {"type": "string"},

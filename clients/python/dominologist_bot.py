@@ -212,9 +212,12 @@ def serve(client: Client, games: int) -> int:
                     playing.add(game["table"])
                     played += play_table(client, int(game["table"])) is not None
             for challenge in message.get("challenges", []):
-                if challenge.get("to", {}).get("id") == message.get("you"):
-                    _accept(client, challenge["id"])
-        elif message["type"] == "notice" and message.get("kind") == "challenge_received":
+                if not challenge["sent"] and challenge["pending"]:  # waiting for this bot
+                    table = _accept(client, int(challenge["id"]))
+                    if table is not None and table not in playing:
+                        playing.add(table)
+                        played += play_table(client, table) is not None
+        elif message["type"] == "notice" and message.get("kind") == "challenge":
             table = _accept(client, int(message["challenge"]))
             if table is not None and table not in playing:
                 playing.add(table)

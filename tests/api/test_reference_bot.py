@@ -14,7 +14,6 @@ import pytest
 
 from tables.models import Game
 from tests.api.helpers import token_for
-from tests.history.helpers import start_table
 from tests.live import start_server, stop_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "clients" / "python"))
@@ -50,27 +49,49 @@ def test_the_reference_bot_plays_a_whole_game_against_the_house(server: str, ali
     assert game.result["winner"] == over["winner"]
 
 
-def test_two_reference_bots_play_each_other(server: str, alice: Any, bob: Any) -> None:
-    table = start_table([alice, bob], "fives", limit=100)
+def test_two_reference_bots_play_each_other_after_a_challenge(
+    server: str, make_user: Any
+) -> None:
+    """Two bot accounts (upgraded through the API): one challenges the other to a rated Fives
+    game; the other, serving, accepts it from its event stream; both play it out."""
+    robo, bolt = make_user("Robo"), make_user("Bolt")
+    clients = {
+        "robo": bot.Client(server, token_for(robo, "read", "play", "challenge", name="robo")),
+        "bolt": bot.Client(server, token_for(bolt, "read", "play", "challenge", name="bolt")),
+    }
+    for client in clients.values():
+        assert client.call("POST", "/api/bot/account/upgrade")["bot"] is True
     results: dict[str, Any] = {}
 
-    def play(name: str, user: Any) -> None:
-        client = bot.Client(server, token_for(user, "read", "play", name=name))
+    def serving() -> None:
         try:
-            results[name] = bot.play_table(client, table.pk, seed=len(name))
-        except Exception as exc:
-            results[name] = exc
-        finally:
-            client.close()
+            results["bolt"] = bot.serve(clients["bolt"], games=1)
+        except Exception as exc:  # reported below
+            results["bolt"] = exc
 
-    threads = [threading.Thread(target=play, args=a) for a in (("a", alice), ("bb", bob))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=300)
-    assert set(results) == {"a", "bb"}, results
-    for over in results.values():
-        assert isinstance(over, dict) and over["type"] == "game_over", results
-    assert results["a"] == results["bb"]  # both saw the same end
-    game = Game.objects.get(table=table, number=1)
+    server_thread = threading.Thread(target=serving)
+    server_thread.start()
+    try:
+        sent = clients["robo"].call(
+            "POST",
+            "/api/challenges",
+            {"player": bolt.pk, "mode": "fives", "limit": 100, "rated": True},
+        )
+        table = None
+        for _ in range(600):  # until Bolt's serve has accepted it (it reads its event stream)
+            found = clients["robo"].call("GET", f"/api/challenges/{sent['id']}")
+            table = found["table"]
+            if table:
+                break
+            threading.Event().wait(0.1)
+        assert table, "the challenge was never accepted"
+        results["robo"] = bot.play_table(clients["robo"], int(table), seed=1)
+        server_thread.join(timeout=300)
+    finally:
+        for client in clients.values():
+            client.close()
+    assert results["bolt"] == 1, results
+    assert isinstance(results["robo"], dict) and results["robo"]["type"] == "game_over"
+    game = Game.objects.get(table_id=table, number=1)
     assert game.status == Game.Status.FINISHED
+    assert sorted(game.players) == sorted([robo.pk, bolt.pk])
