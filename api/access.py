@@ -145,6 +145,33 @@ class TokenAuth(HttpBearer):
         return Caller(user=user, scopes=bearer.scopes, token_id=bearer.token_id, app=bearer.app)
 
 
+class AsyncTokenAuth(TokenAuth):
+    """TokenAuth for the async operations (the streams, a move): the token is read on the
+    server's event loop through `db_hop.run`, on its long-lived connection, as a socket's
+    actions are. (A synchronous check would run in the request's own thread, which opens a
+    database connection of its own, and a stream's thread keeps it for the stream's life: 400
+    streams held 400 connections, bench/api_load.py.)"""
+
+    is_async = True
+
+    async def __call__(self, request: HttpRequest) -> Caller | None:  # type: ignore[override]
+        from dominoes_site import db_hop
+
+        value = request.headers.get(self.header)
+        if not value:
+            return None
+        parts = value.split(" ")
+        if parts[0].lower() != self.openapi_scheme:
+            return None
+        token = " ".join(parts[1:])
+        try:
+            return await db_hop.run(self.authenticate, request, token)
+        except db_hop.DatabaseUnavailable as exc:
+            raise ApiError(
+                503, "unavailable", _("The house is restarting: try again in a moment.")
+            ) from exc
+
+
 class Anyone:
     """No token at all: a public read, counted per address. (A token that is sent is checked
     by TokenAuth first, and a bad one is refused, never taken for nobody.)"""
@@ -158,6 +185,11 @@ class Anyone:
 
 def needs(scope: str) -> list[Any]:
     return [TokenAuth(scope)]
+
+
+def needs_async(scope: str) -> list[Any]:
+    """`needs` for an async operation."""
+    return [AsyncTokenAuth(scope)]
 
 
 def public(scope: str = "read") -> list[Any]:

@@ -22,13 +22,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
 from channels.layers import get_channel_layer
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
+from django.http import StreamingHttpResponse
 
 from dominoes_site import db_hop, draining
 from dominoes_site.consumers import server_time
@@ -50,6 +51,23 @@ def open_stream(kind: str) -> Iterator[None]:
         yield
     finally:
         API_STREAMS_OPEN.labels(kind=kind).dec()
+
+
+def ndjson_response(lines: AsyncGenerator[bytes, None]) -> StreamingHttpResponse:
+    """A stream's answer. When the answer ends (the client went, the server closes it), the
+    stream's generator is closed at once, on its loop: its groups are left and it is counted
+    out, without waiting for the garbage collector to find it."""
+    response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
+    response["Cache-Control"] = "no-store"
+    response["X-Accel-Buffering"] = "no"  # a proxy must pass each line on at once
+    loop = asyncio.get_running_loop()
+
+    def close_lines() -> None:
+        with suppress(RuntimeError):  # the loop is gone: so is the generator
+            loop.call_soon_threadsafe(lambda: asyncio.ensure_future(lines.aclose()))
+
+    response._resource_closers.append(close_lines)
+    return response
 
 
 def line(message: dict[str, Any]) -> bytes:

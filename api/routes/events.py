@@ -15,9 +15,9 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.utils.translation import gettext_noop
 from ninja import Router
 
-from api.access import caller, needs
+from api.access import caller, needs_async
 from api.routes.tables import REFUSALS, _still_allowed
-from api.streams import GroupListener, line, open_stream, ticking
+from api.streams import GroupListener, line, ndjson_response, open_stream, ticking
 from dominoes_site import db_hop
 
 router = Router(tags=["Play"])
@@ -113,7 +113,7 @@ EVENT_LINES = {
 @router.get(
     "/events",
     response={200: None, **REFUSALS},
-    auth=needs("read"),
+    auth=needs_async("read"),
     summary=gettext_noop("Your event stream"),
     description=gettext_noop(
         "The state now (your games in progress, your open challenges), then every notice "
@@ -124,7 +124,4 @@ EVENT_LINES = {
 )
 async def events(request: HttpRequest) -> StreamingHttpResponse:
     who = caller(request)
-    response = StreamingHttpResponse(event_lines(who.user, who.token_id), content_type=NDJSON)
-    response["Cache-Control"] = "no-store"
-    response["X-Accel-Buffering"] = "no"
-    return response
+    return ndjson_response(event_lines(who.user, who.token_id))

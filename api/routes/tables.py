@@ -14,9 +14,9 @@ from django.utils.translation import gettext_noop
 from ninja import Path, Query, Router, Schema
 from pydantic import Field
 
-from api.access import ApiError, caller, needs
+from api.access import ApiError, caller, needs, needs_async
 from api.schemas import Problem
-from api.streams import GameStream
+from api.streams import GameStream, ndjson_response
 from tables import presence, services
 from tables.models import Table
 
@@ -28,6 +28,7 @@ REFUSALS: dict[int | str, Any] = {
     404: Problem,
     409: Problem,
     429: Problem,
+    503: Problem,
 }
 NDJSON = "application/x-ndjson"
 WHOLE = 2**53 - 1
@@ -170,7 +171,7 @@ def _still_allowed(user_id: int, token_id: int | None) -> Any:
 @router.get(
     "/{table_id}/stream",
     response={200: None, **REFUSALS},
-    auth=needs("play"),
+    auth=needs_async("play"),
     summary=gettext_noop("A table's game stream"),
     description=gettext_noop(
         "The table as your seat sees it (your own hand, counts of the others', the yard's size), "
@@ -187,16 +188,13 @@ async def stream(
     who = caller(request)
     await db_hop.run(_visible, table_id, who.user)
     game_stream = GameStream(table_id, who.user, _still_allowed(who.user.pk, who.token_id))
-    response = StreamingHttpResponse(game_stream.lines(filters.since), content_type=NDJSON)
-    response["Cache-Control"] = "no-store"
-    response["X-Accel-Buffering"] = "no"  # a proxy must pass each line on at once
-    return response
+    return ndjson_response(game_stream.lines(filters.since))
 
 
 @router.post(
     "/{table_id}/move",
     response={200: Acked, **REFUSALS},
-    auth=needs("play"),
+    auth=needs_async("play"),
     summary=gettext_noop("Make a move"),
     description=gettext_noop(
         "Play a bone, draw, pass or choose, for the game version you saw. A move for an older "
@@ -204,16 +202,26 @@ async def stream(
         "again. Judged by the clock when the request arrived."
     ),
 )
-def move(request: HttpRequest, body: Move, table_id: int = TableId) -> dict[str, Any]:
+async def move(request: HttpRequest, body: Move, table_id: int = TableId) -> dict[str, Any]:
+    # On the server's event loop, through db_hop, as a socket's act: one short transaction on
+    # the loop's own connection (no thread, no new connection per request).
+    from dominoes_site import db_hop
+
     arrived = timezone.now()
-    result = _do(
-        services.game_act,
-        table_id=table_id,
-        user=caller(request).user,
-        version=body.version,
-        action=body.action,
-        arrived_at=arrived,
-    )
+    try:
+        result = await db_hop.run(
+            _do,
+            services.game_act,
+            table_id=table_id,
+            user=caller(request).user,
+            version=body.version,
+            action=body.action,
+            arrived_at=arrived,
+        )
+    except db_hop.DatabaseUnavailable as exc:
+        raise ApiError(
+            503, "unavailable", _("The house is restarting: try again in a moment.")
+        ) from exc
     return {"type": "ack", "version": result.version, "request_id": body.request_id}
 
 

@@ -49,9 +49,7 @@ def test_the_reference_bot_plays_a_whole_game_against_the_house(server: str, ali
     assert game.result["winner"] == over["winner"]
 
 
-def test_two_reference_bots_play_each_other_after_a_challenge(
-    server: str, make_user: Any
-) -> None:
+def test_two_reference_bots_play_each_other_after_a_challenge(server: str, make_user: Any) -> None:
     """Two bot accounts (upgraded through the API): one challenges the other to a rated Fives
     game; the other, serving, accepts it from its event stream; both play it out."""
     robo, bolt = make_user("Robo"), make_user("Bolt")
