@@ -115,6 +115,28 @@ class GroupListener:
                 await self.leave(group)
 
 
+def still_allowed(user_id: int, token_id: int | None) -> Any:
+    """For `ticking`: run at each keepalive, a refusal code when the stream of this account
+    (and token) may not go on."""
+
+    def check() -> str | None:
+        from accounts.models import User
+        from accounts.services import refusal_reason
+        from api.models import AccessToken
+
+        user = User.objects.filter(pk=user_id).first()
+        if user is None or refusal_reason(user) is not None:
+            return "account_refused"
+        if (
+            token_id is not None
+            and not AccessToken.objects.filter(pk=token_id, revoked_at=None).exists()
+        ):
+            return "bad_token"
+        return None
+
+    return check
+
+
 async def ticking(
     listener: GroupListener, still_allowed: Callable[[], Any]
 ) -> AsyncIterator[dict[str, Any] | str]:

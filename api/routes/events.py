@@ -16,8 +16,15 @@ from django.utils.translation import gettext_noop
 from ninja import Router
 
 from api.access import caller, needs_async
-from api.routes.tables import REFUSALS, _still_allowed
-from api.streams import GroupListener, line, ndjson_response, open_stream, ticking
+from api.routes.tables import REFUSALS
+from api.streams import (
+    GroupListener,
+    line,
+    ndjson_response,
+    open_stream,
+    still_allowed,
+    ticking,
+)
 from dominoes_site import db_hop
 
 router = Router(tags=["Play"])
@@ -60,7 +67,7 @@ async def _event_lines(user: Any, token_id: int | None) -> AsyncIterator[bytes]:
     try:
         await listener.join(notice_group(user.pk))  # first: nothing between read and listen
         yield line(await db_hop.run(state_now, user))
-        async for message in ticking(listener, _still_allowed(user.pk, token_id)):
+        async for message in ticking(listener, still_allowed(user.pk, token_id)):
             if message == "keepalive":
                 yield b"\n"
             elif message == "reconnect":

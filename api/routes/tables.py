@@ -16,7 +16,7 @@ from pydantic import Field
 
 from api.access import ApiError, caller, needs, needs_async
 from api.schemas import Problem
-from api.streams import GameStream, ndjson_response
+from api.streams import GameStream, ndjson_response, still_allowed
 from tables import presence, services
 from tables.models import Table
 
@@ -147,27 +147,6 @@ STREAM_LINES = {
 }
 
 
-def _still_allowed(user_id: int, token_id: int | None) -> Any:
-    """Run at each keepalive: a refusal code when the stream may not go on."""
-
-    def check() -> str | None:
-        from accounts.models import User
-        from accounts.services import refusal_reason
-        from api.models import AccessToken
-
-        user = User.objects.filter(pk=user_id).first()
-        if user is None or refusal_reason(user) is not None:
-            return "account_refused"
-        if (
-            token_id is not None
-            and not AccessToken.objects.filter(pk=token_id, revoked_at=None).exists()
-        ):
-            return "bad_token"
-        return None
-
-    return check
-
-
 @router.get(
     "/{table_id}/stream",
     response={200: None, **REFUSALS},
@@ -187,7 +166,7 @@ async def stream(
 
     who = caller(request)
     await db_hop.run(_visible, table_id, who.user)
-    game_stream = GameStream(table_id, who.user, _still_allowed(who.user.pk, who.token_id))
+    game_stream = GameStream(table_id, who.user, still_allowed(who.user.pk, who.token_id))
     return ndjson_response(game_stream.lines(filters.since))
 
 
