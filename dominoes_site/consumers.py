@@ -119,16 +119,15 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         """The account's standing as the socket opens (in the database thread): the generation
         first, then the account read afresh against the session the handshake carried."""
         session = self.scope["session"]
-        self.session_key = user_sockets.session_followed(session.session_key)
         user_id = self.scope["user"].pk
         token = user_sockets.generation(user_id)
         data = {
             SESSION_KEY: session.get(SESSION_KEY),
             HASH_SESSION_KEY: session.get(HASH_SESSION_KEY),
         }
-        if self.session_key != session.session_key:  # moved since the handshake read it
-            data = None
-        user, refusal = user_sockets.standing(user_id, self.session_key, data)
+        self.session_key, user, refusal = user_sockets.standing_followed(
+            user_id, session.session_key, data
+        )
         if refusal is None:
             self.generation = token
             self.scope["user"] = user
@@ -146,8 +145,7 @@ class HouseConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         ):
             return
         token = user_sockets.generation(user_id)
-        self.session_key = user_sockets.session_followed(self.session_key)
-        user, refusal = user_sockets.standing(user_id, self.session_key)
+        self.session_key, user, refusal = user_sockets.standing_followed(user_id, self.session_key)
         if refusal is not None:
             raise AccountRefused(refusal)
         self.generation = token

@@ -256,3 +256,23 @@ def standing(
     if reason is not None:
         return None, Refusal(CLOSE_NOT_ALLOWED, reason)
     return user, None
+
+
+def standing_followed(
+    user_id: int, session_key: str | None, session: dict[str, Any] | None = None
+) -> tuple[str | None, User | None, Refusal | None]:
+    """`standing` of the session where it is now: (its key now, the account, why not). A session
+    that moves while it is being checked (its password change ends between the follow and the
+    check, and its old key is gone) is checked again at its new key. `session`: the data read
+    with `session_key`, used only while the session has not moved."""
+    key = session_followed(session_key)
+    data = session if key == session_key else None
+    for _again in range(4):
+        user, refusal = standing(user_id, key, data)
+        if refusal is None or refusal.code != CLOSE_NOT_LOGGED_IN:
+            return key, user, refusal
+        moved = session_followed(key)
+        if moved == key:
+            return key, user, refusal
+        key, data = moved, None
+    return key, user, refusal

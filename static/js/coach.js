@@ -42,6 +42,7 @@ function setupReview(root) {
   let decisions = [];
   let frameOf = [];
   let current = -1; // the decision shown (index), -1 when the step is not one of them
+  let waiting = -1; // a decision chosen before the replay had started
   let pollTimer = null;
 
   function setState(status) {
@@ -149,17 +150,29 @@ function setupReview(root) {
     dockNav();
     const api = replay();
     if (api) bindFrames(api);
-    root.dataset.ready = "true";
+    else if (!replayRoot) root.dataset.ready = "true";
+    // else: ready once the replay has started (its first replay:show binds the decisions to it)
   }
 
   function bindFrames(api) {
     frameOf = decisions.map((d) => api.frames.findIndex((f) => f.hand === d.hand && f.step === d.step));
+    root.dataset.ready = "true";
+    if (waiting >= 0) {
+      const i = waiting;
+      waiting = -1;
+      goTo(i);
+      return;
+    }
     showFor(api.at);
   }
 
   function goTo(i) {
     const api = replay();
-    if (!api || i < 0 || i >= decisions.length || frameOf[i] < 0) return;
+    if (!api || frameOf.length !== decisions.length) {
+      waiting = i; // pressed before the replay started: shown as soon as it has
+      return;
+    }
+    if (i < 0 || i >= decisions.length || frameOf[i] < 0) return;
     api.show(frameOf[i]);
   }
 

@@ -138,3 +138,36 @@ def test_both_boards_labelled_and_the_nav_in_sight(
         in_window(page, "#review-nav")
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
         screenshot(page, "review-boards-360x640", full_page=False)
+
+
+def test_a_decision_chosen_before_the_replay_started_is_shown_when_it_has(
+    live_server_url: str, new_page: Any, alice: Any, bob: Any
+) -> None:
+    """The review can be on the page before the replay it steps (game.js) has started: a
+    decision pressed then is shown once the replay starts, and the review is marked ready only
+    then (not before: a press would have done nothing)."""
+    url = live_server_url
+    game = reviewed_game(alice, bob)
+    page = new_page("desktop")
+    log_in(page, url, alice)
+    held: list[Any] = []
+    page.route("**/js/game*.js", lambda route: held.append(route))
+    page.goto(f"{url}/games/{game.pk}/", wait_until="commit")
+    page.wait_for_selector(".review-jump")
+    while not held:
+        page.wait_for_event("request", predicate=lambda r: "/js/game" in r.url)
+    review = page.locator("#review")
+    assert review.get_attribute("data-ready") != "true"  # nothing to step yet
+    payload = page.evaluate("JSON.parse(document.getElementById('review-data').textContent)")
+    chosen = next(i for i, d in enumerate(payload["decisions"]) if i > 0 and d["board"])
+    page.locator(f'.review-jump[data-decision-index="{chosen}"]').click()
+    for route in held:  # game.js is asked for once
+        route.continue_()
+    page.wait_for_selector("#review[data-ready='true']")
+    page.wait_for_function(
+        "(i) => document.getElementById('review').dataset.decision === String(i)", arg=chosen
+    )
+    assert (
+        page.locator(f'.review-jump[data-decision-index="{chosen}"]').get_attribute("aria-current")
+        == "true"
+    )

@@ -448,6 +448,46 @@ def test_a_log_out_whose_mark_the_cache_lost_is_still_refused(alice: Any) -> Non
     assert refused.value.refusal.code == 4001
 
 
+@pytest.mark.django_db
+def test_a_session_that_moves_while_its_socket_checks_it_is_followed(
+    alice: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check of a tab of the session changing the password, begun before the change ended
+    (it followed the session to its old key) and reading the session after (the old key gone,
+    no longer marked changing), finds the session at its new key and stays open."""
+    from django.contrib.auth import HASH_SESSION_KEY
+    from importlib import import_module
+
+    client = Client()
+    client.force_login(alice)
+    old_key = client.session.session_key
+    consumer = HouseConsumer()
+    consumer.scope = {"user": alice}
+    consumer.session_key = old_key
+    consumer.generation = user_sockets.generation(alice.pk)
+    user_sockets.password_changing(old_key)
+    real_standing = user_sockets.standing
+    moves: list[str] = []
+
+    def change_ends_first(user_id: int, key: str | None, session: Any = None) -> Any:
+        if not moves:  # the password change's request ends between the follow and the read
+            user = User.objects.get(pk=alice.pk)
+            user.set_password("a-whole-new-secret-42")
+            user.save()
+            store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=old_key)
+            store.cycle_key()
+            store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+            store.save()
+            moves.append(store.session_key)
+            user_sockets.session_moved(old_key, store.session_key)
+        return real_standing(user_id, key, session)
+
+    monkeypatch.setattr(user_sockets, "standing", change_ends_first)
+    consumer.check_standing(always=True)  # not refused
+    assert consumer.session_key == moves[0] != old_key
+    assert consumer.scope["user"].pk == alice.pk
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_staff_reporting_underage_closes_the_socket_at_once_and_stops_staked_play(
     alice: Any, bob: Any, warden: Any
