@@ -455,8 +455,9 @@ def test_a_session_that_moves_while_its_socket_checks_it_is_followed(
     """The check of a tab of the session changing the password, begun before the change ended
     (it followed the session to its old key) and reading the session after (the old key gone,
     no longer marked changing), finds the session at its new key and stays open."""
-    from django.contrib.auth import HASH_SESSION_KEY
     from importlib import import_module
+
+    from django.contrib.auth import HASH_SESSION_KEY
 
     client = Client()
     client.force_login(alice)
