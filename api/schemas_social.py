@@ -300,6 +300,9 @@ class Tournament(TournamentLine):
     round_minutes: int
     noshow_minutes: int
     seeding: str
+    bots_welcome: bool = Field(
+        description="Whether bot accounts may register (the organizer's choice; off: people only)."
+    )
     current_round: int
     rounds_total: int
     prizes: Prizes

@@ -136,6 +136,14 @@ class TournamentForm(TableForm):
     seeding = forms.ChoiceField(
         label=_("Seeding"), choices=Tournament.Seeding.choices, initial="random"
     )
+    bots_welcome = forms.BooleanField(
+        label=_("Bot accounts may enter"),
+        required=False,
+        help_text=_(
+            "Bots are programs that play through the API, marked BOT wherever their name shows. "
+            "Off: only people enter."
+        ),
+    )
     club = forms.ChoiceField(
         label=_("Who may register"),
         required=False,
@@ -182,6 +190,7 @@ class TournamentForm(TableForm):
         "round_minutes",
         "noshow_minutes",
         "seeding",
+        "bots_welcome",
     ]
 
     def __init__(
@@ -242,7 +251,7 @@ class TournamentForm(TableForm):
         """The fields in fieldsets, for the page."""
         sets = [
             (_("The event"), ["name", "description", "rules_text"]),
-            (_("Who plays"), ["club", "battle_clubs", "battle_top"]),
+            (_("Who plays"), ["club", "battle_clubs", "battle_top", "bots_welcome"]),
             (_("The tables"), list(TABLE_FIELDS)),
             (
                 _("Format and matches"),
@@ -357,6 +366,7 @@ class TournamentForm(TableForm):
             "round_minutes": data.get("round_minutes"),
             "noshow_minutes": data.get("noshow_minutes"),
             "seeding": data.get("seeding"),
+            "bots_welcome": bool(data.get("bots_welcome")),
         }
         try:
             services.tournament_check(values)
@@ -421,6 +431,7 @@ def initial_from(tournament: Tournament) -> dict[str, Any]:
         "round_minutes": tournament.round_minutes,
         "noshow_minutes": tournament.noshow_minutes,
         "seeding": tournament.seeding,
+        "bots_welcome": tournament.bots_welcome,
     }
     for good, qty in (tournament.fee_canteen or {}).items():
         initial[f"canteen_{good}"] = qty
@@ -551,6 +562,7 @@ class SeriesForm(TournamentForm):
         "round_minutes",
         "noshow_minutes",
         "seeding",
+        "bots_welcome",
     ]
 
     def __init__(
@@ -661,6 +673,7 @@ def series_initial(series: Series) -> dict[str, Any]:
         round_minutes=event.get("round_minutes") or 2,
         noshow_minutes=event.get("noshow_minutes") or 3,
         seeding=event.get("seeding") or "random",
+        bots_welcome=event.get("bots_welcome") is True,
     )
     initial = initial_from(fake)
     initial.update(

@@ -86,6 +86,11 @@ class Tournament(models.Model):
     seeding = models.CharField(
         _("seeding"), max_length=10, choices=Seeding.choices, default=Seeding.RANDOM
     )
+    bots_welcome = models.BooleanField(
+        _("bot accounts may enter"),
+        default=False,
+        help_text=_("Bot accounts (they play through the API) enter only where this is on."),
+    )
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.DRAFT)
     current_round = models.PositiveSmallIntegerField(default=0)
     rounds_total = models.PositiveSmallIntegerField(default=0)

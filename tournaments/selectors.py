@@ -263,7 +263,8 @@ def viewer_state(
         "may_register": not active
         and open_now
         and gate["ok"]
-        and services.refusal_reason(user) is None,
+        and services.refusal_reason(user) is None
+        and (tournament.bots_welcome or not user.bot),
         "gate_closed": not active and open_now and not gate["ok"],
         "may_withdraw": active
         and tournament.status in (S.PUBLISHED, S.REGISTRATION, S.CHECKIN, S.RUNNING)

@@ -212,6 +212,7 @@ FIELDS = (
     "round_minutes",
     "noshow_minutes",
     "seeding",
+    "bots_welcome",
 )
 
 DOLLAR_MODES = {"citizen", "fives", "threes"}
@@ -444,6 +445,7 @@ def tournament_check(data: dict[str, Any], *, now: dt.datetime | None = None) ->
     if seeding not in Tournament.Seeding.values:
         refuse("seeding", _("Seeding is random, by the organizer's order or by rating."))
     clean["seeding"] = seeding
+    clean["bots_welcome"] = data.get("bots_welcome") is True
 
     if errors:
         first = next(iter(errors.values()))[0]
@@ -642,6 +644,25 @@ def _may_play(user: Any) -> None:
         raise TournamentError("not_allowed", reason)
 
 
+def _bots_welcome(tournament: Tournament, user: Any, partner: Any) -> None:
+    """A bot account (docs/api.md, "Bot accounts") enters only an event whose organizer welcomes
+    bots (the event's page says so): the people who enter the others play people."""
+    if tournament.bots_welcome:
+        return
+    if getattr(user, "bot", False):
+        raise TournamentError(
+            "bots_not_welcome",
+            _("This event is for people: its organizer does not take bot accounts."),
+        )
+    if partner is not None and getattr(partner, "bot", False):
+        raise TournamentError(
+            "bots_not_welcome",
+            _("%(name)s is a bot account, and this event's organizer does not take bots.")
+            % {"name": partner.display_name},
+            field="partner",
+        )
+
+
 def _club_of_entrant(tournament: Tournament, user: Any, partner: Any, club: Any) -> Club | None:
     """Whom the entry plays for, after the club checks: a club's own event takes its members
     only (a partner too); a club battle takes members of its clubs, each for one of them
@@ -716,6 +737,7 @@ def entry_register(
             raise TournamentError("closed", _("Registration is closed."))
         if _entry_of(tournament, user) is not None:
             raise TournamentError("already", _("You are already registered for this event."))
+        _bots_welcome(tournament, user, partner)
         if tournament.partners:
             if partner is None:
                 raise TournamentError(

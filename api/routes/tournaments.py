@@ -200,6 +200,7 @@ def tournament_json(tournament: Tournament, user: Any) -> dict[str, Any]:
         "round_minutes": t.round_minutes,
         "noshow_minutes": t.noshow_minutes,
         "seeding": t.seeding,
+        "bots_welcome": t.bots_welcome,
         "current_round": t.current_round,
         "rounds_total": t.rounds_total,
         "prizes": {

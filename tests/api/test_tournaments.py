@@ -258,3 +258,33 @@ def test_a_brackets_standings_are_its_rounds_with_the_winners(organizer: Any, al
     assert {final[0]["a"]["id"], final[0]["b"]["id"]} == round_one_winners
     one = call("GET", f"/api/tournaments/{tournament.pk}", token_for(alice, "read")).json()
     assert one["placings"][0]["entry"] == final[0]["winner"]
+
+
+def test_a_bot_enters_only_where_the_organizer_welcomes_bots(organizer: Any) -> None:
+    """Off by default: a bot account is refused (in words, nothing held), told it may not
+    register, and may not be a human's partner either; on: it registers like anyone."""
+    from api.bots import bot_upgrade
+
+    bot = bot_upgrade(quick_user("Robo"))
+    give(bot, 500)
+    token = token_for(bot, "read", "tournaments")
+    people_only = make_event(organizer, name="People's night")
+    before = dollars(bot)
+    event = call("GET", f"/api/tournaments/{people_only.pk}", token).json()
+    assert event["bots_welcome"] is False and event["me"]["may_register"] is False
+    refused = call("POST", f"/api/tournaments/{people_only.pk}/register", token, {})
+    assert refused.status_code == 409, refused.content
+    assert refused.json()["code"] == "bots_not_welcome"
+    assert dollars(bot) == before and not Entry.objects.filter(player=bot).exists()
+    pairs = make_event(
+        organizer, name="Pairs", mode="citizen", table_options={"players": 4, "partners": True}
+    )
+    with pytest.raises(services.TournamentError) as partner_refused:
+        services.entry_register(tournament_id=pairs.pk, user=quick_user("Ana"), partner=bot)
+    assert partner_refused.value.code == "bots_not_welcome"
+
+    welcome = make_event(organizer, name="Bots' night", bots_welcome=True)
+    assert call("GET", f"/api/tournaments/{welcome.pk}", token).json()["bots_welcome"] is True
+    registered = call("POST", f"/api/tournaments/{welcome.pk}/register", token, {})
+    assert registered.status_code == 200, registered.content
+    assert Entry.objects.filter(player=bot, tournament=welcome).exists()

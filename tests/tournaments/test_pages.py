@@ -88,6 +88,27 @@ def test_an_organizer_creates_an_event_through_the_form(
 
 
 @pytest.mark.django_db
+def test_an_organizer_welcomes_bots_or_not_and_the_page_says_which(
+    organizer_client: Client,
+) -> None:
+    """Off unless ticked; the event page tells everyone which; the form shows the choice."""
+    assert 'name="bots_welcome"' in organizer_client.get(FORM).content.decode()
+    organizer_client.post(FORM, form_data(name="People only"))
+    organizer_client.post(FORM, form_data(name="Bots' night", bots_welcome="on"))
+    people = Tournament.objects.get(name="People only")
+    bots = Tournament.objects.get(name="Bots' night")
+    assert (people.bots_welcome, bots.bots_welcome) == (False, True)
+    assert (
+        "People only: bot accounts may not enter."
+        in organizer_client.get(f"/tournaments/{people.pk}/").content.decode()
+    )
+    page = organizer_client.get(f"/tournaments/{bots.pk}/").content.decode()
+    assert "Bot accounts may enter" in page
+    edit = organizer_client.get(f"/tournaments/{bots.pk}/edit/").content.decode()
+    assert 'name="bots_welcome"' in edit and "checked" in edit.split('name="bots_welcome"')[1][:80]
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("fields", "field", "words"),
     [
