@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from api.refs import player_ref
 from engine import TableSettings
-from history.selectors import OVER, current_commitment, game_replay
+from history.selectors import current_commitment, game_replay, sides_scored
 from history.words import Names, events_words
 from tables.models import Game
 
@@ -50,11 +50,7 @@ def game_json(game: Game) -> dict[str, Any]:
                 "result": hand.result,
             }
         )
-    finished = game.status == Game.Status.FINISHED
-    result = game.result if finished else None
-    final = game.state.get("scores") if game.status in OVER else None
-    scores = final if final is not None else replay.state.scores[:]
-    skunked = set((result or {}).get("skunked") or [])
+    result = game.result if game.status == Game.Status.FINISHED else None
     return {
         "id": game.pk,
         "table": game.table_id,
@@ -75,16 +71,7 @@ def game_json(game: Game) -> dict[str, Any]:
             }
             for i, u in enumerate(seat_users)
         ],
-        "sides": [
-            {
-                "side": s,
-                "seats": list(settings.seats_of(s)),
-                "score": scores[s],
-                "won": result is not None and result["winner"] == s,
-                "skunked": s in skunked,
-            }
-            for s in range(settings.sides)
-        ],
+        "sides": sides_scored(game, settings, replay),
         "winner": None if result is None else result["winner"],
         "hands": hands,
         "current": current_commitment(game),

@@ -342,6 +342,25 @@ def _workouts(game: Game, names: Names) -> list[dict[str, Any]]:
     ]
 
 
+def sides_scored(game: Game, settings: TableSettings, replay: Any) -> list[dict[str, Any]]:
+    """Each side's seats, score (the final scores once the game is over, else the replay's),
+    whether it won and whether it was skunked: the game page's and the API export's."""
+    result = game.result if game.status == Game.Status.FINISHED else None
+    final = game.state.get("scores") if game.status in OVER else None
+    scores = final if final is not None else replay.state.scores[:]
+    skunked = set((result or {}).get("skunked") or [])
+    return [
+        {
+            "side": s,
+            "seats": list(settings.seats_of(s)),
+            "score": scores[s],
+            "won": result is not None and result["winner"] == s,
+            "skunked": s in skunked,
+        }
+        for s in range(settings.sides)
+    ]
+
+
 def game_page(game: Game) -> dict[str, Any]:
     """Everything the game page shows (over hands only) and the replay's and checker's data."""
     table = game.table
@@ -357,19 +376,13 @@ def game_page(game: Game) -> dict[str, Any]:
         frame += 1 + len(hand.steps)
     finished = game.status == Game.Status.FINISHED
     result = game.result if finished else None
-    final = game.state.get("scores") if game.status in OVER else None
-    scores = final if final is not None else (replay.state.scores[:])
-    skunked = set((result or {}).get("skunked") or [])
     sides = [
         {
-            "side": s,
-            "name": names.side(s),
-            "seats": [names.seat(seat) for seat in settings.seats_of(s)],
-            "score": scores[s],
-            "won": result is not None and result["winner"] == s,
-            "skunked": s in skunked,
+            **side,
+            "name": names.side(side["side"]),
+            "seats": [names.seat(seat) for seat in side["seats"]],
         }
-        for s in range(settings.sides)
+        for side in sides_scored(game, settings, replay)
     ]
     verify = [
         {
