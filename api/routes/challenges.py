@@ -411,12 +411,7 @@ def challenge_accept(request: HttpRequest, challenge_id: int = ChallengeId) -> d
     description=gettext_noop("Say no to a challenge to you; the challenger is told."),
 )
 def challenge_decline(request: HttpRequest, challenge_id: int = ChallengeId) -> dict[str, Any]:
-    user = caller(request).user
-    try:
-        services.challenge_decline(challenge_id=challenge_id, user=user)
-    except services.SocialError as exc:
-        raise _refused(exc) from exc
-    return challenge_json(_own(challenge_id, user), user)
+    return _answer(request, challenge_id, services.challenge_decline)
 
 
 @router.post(
@@ -427,9 +422,14 @@ def challenge_decline(request: HttpRequest, challenge_id: int = ChallengeId) -> 
     description=gettext_noop("Take back a challenge you sent that is still waiting."),
 )
 def challenge_withdraw(request: HttpRequest, challenge_id: int = ChallengeId) -> dict[str, Any]:
+    return _answer(request, challenge_id, services.challenge_withdraw)
+
+
+def _answer(request: HttpRequest, challenge_id: int, service: Any) -> dict[str, Any]:
+    """Decline or withdraw (`service(challenge_id=, user=)`): the challenge after, or refused."""
     user = caller(request).user
     try:
-        services.challenge_withdraw(challenge_id=challenge_id, user=user)
+        service(challenge_id=challenge_id, user=user)
     except services.SocialError as exc:
         raise _refused(exc) from exc
     return challenge_json(_own(challenge_id, user), user)

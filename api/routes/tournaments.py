@@ -377,10 +377,7 @@ def register(
     ),
 )
 def withdraw(request: HttpRequest, tournament_id: int = EventId) -> dict[str, Any]:
-    user = caller(request).user
-    tournament = _visible(user, tournament_id)
-    _do(services.entry_withdraw, tournament_id=tournament.pk, user=user)
-    return my_entry(_visible(user, tournament_id), user)
+    return _entry_button(request, tournament_id, services.entry_withdraw)
 
 
 @router.post(
@@ -393,9 +390,14 @@ def withdraw(request: HttpRequest, tournament_id: int = EventId) -> dict[str, An
     ),
 )
 def check_in(request: HttpRequest, tournament_id: int = EventId) -> dict[str, Any]:
+    return _entry_button(request, tournament_id, services.entry_check_in)
+
+
+def _entry_button(request: HttpRequest, tournament_id: int, service: Any) -> dict[str, Any]:
+    """A button of the caller's own entry (`service(tournament_id=, user=)`): the entry after."""
     user = caller(request).user
     tournament = _visible(user, tournament_id)
-    _do(services.entry_check_in, tournament_id=tournament.pk, user=user)
+    _do(service, tournament_id=tournament.pk, user=user)
     return my_entry(_visible(user, tournament_id), user)
 
 
