@@ -33,8 +33,10 @@ def player_name(user: Any) -> str:
 @register.simple_tag
 def bot_badge(user: Any) -> SafeString:
     """The BOT mark after a bot account's name (docs/api.md, "Bot accounts"): "BOT" to the
-    eye, "(bot)" to a screen reader. Nothing for anyone else."""
-    if user is None or not getattr(user, "bot", False):
+    eye, "(bot)" to a screen reader. Nothing for anyone else. `user` may also be a player as
+    JSON carries it (a mapping with "bot")."""
+    bot = user.get("bot") if isinstance(user, dict) else getattr(user, "bot", False)
+    if not bot:
         return SafeString("")
     return format_html(
         '<span class="badge badge-bot" title="{}"><span aria-hidden="true">{}</span>'

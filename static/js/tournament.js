@@ -105,11 +105,28 @@ if (live) {
 // games changed (their game ended, or they joined). What the page shows now is in the box's
 // data-place (rendered with it, and again with every refresh).
 
+// The BOT mark after a bot account's name, as the pages' own (accounts/templatetags/players.py):
+// "BOT" to the eye, "(bot)" to a screen reader.
+function botBadge(words) {
+  const badge = document.createElement("span");
+  badge.className = "badge badge-bot";
+  badge.title = words.botTitle || "";
+  const seen = document.createElement("span");
+  seen.setAttribute("aria-hidden", "true");
+  seen.textContent = words.bot || "BOT";
+  const read = document.createElement("span");
+  read.className = "visually-hidden";
+  read.textContent = words.botRead || "(bot)";
+  badge.append(seen, read);
+  return badge;
+}
+
 // A club battle's clubs, best first: place, club (a link to its page) with how many play for
 // it, points, and the players who count with their points.
 function clubsFrame(clubs) {
   const body = document.getElementById("arena-clubs");
   if (!body || !clubs.length) return;
+  const words = document.getElementById("arena-strings")?.dataset || {};
   body.replaceChildren(
     ...clubs.map((c) => {
       const tr = document.createElement("tr");
@@ -130,7 +147,13 @@ function clubsFrame(clubs) {
       count.textContent = `${c.players} ${body.dataset.playersWord || ""}`;
       name.append(link, " ", count);
       td(c.score, "num");
-      td(c.top.map((p) => `${p.name} (${p.score})`).join(", "));
+      const top = td(null);
+      c.top.forEach((p, i) => {
+        if (i) top.append(", ");
+        top.append(p.name);
+        if (p.bot) top.append(" ", botBadge(words));
+        top.append(` (${p.score})`);
+      });
       return tr;
     }),
   );
@@ -156,6 +179,7 @@ function arenaFrame(frame) {
     };
     cell(r.rank);
     const name = cell(r.name);
+    if (r.bot) name.append(" ", botBadge(words));
     if (r.paused) {
       const note = document.createElement("span");
       note.className = "help";

@@ -470,9 +470,11 @@ def test_the_panel_offers_berserk_at_a_gym_arena_on_the_clock(
 def test_a_club_battle_shows_its_clubs_live(live_server_url: str, new_page: Any) -> None:
     """A battle of two clubs: the event's page lists the clubs; when a game ends, the next
     standings frame redraws the clubs' table (the winner's club ahead, by its best player's
-    points), at both sizes."""
+    points), at both sizes. Otto is a bot (the organizer welcomes bots): marked BOT in the
+    standings as the page renders them and as a frame redraws them."""
     import random
 
+    from api.bots import bot_upgrade
     from clubs import services as club_services
     from tests.tournaments.conftest import play_game, press_ready
 
@@ -484,6 +486,7 @@ def test_a_club_battle_shows_its_clubs_live(live_server_url: str, new_page: Any)
     club_services.club_join(club_id=a.pk, user=marta)
     b = club_services.club_found(user=nico, name="Las Fichas", policy="open")
     club_services.club_join(club_id=b.pk, user=otto)
+    otto = bot_upgrade(otto)
     now = timezone.now()
     data = event_settings(
         now,
@@ -492,6 +495,7 @@ def test_a_club_battle_shows_its_clubs_live(live_server_url: str, new_page: Any)
         arena_minutes=30,
         max_entrants=100,
         starts_at=now + dt.timedelta(minutes=20),
+        bots_welcome=True,
     )
     boss = organizer()
     tournament = services.tournament_create(
@@ -509,6 +513,8 @@ def test_a_club_battle_shows_its_clubs_live(live_server_url: str, new_page: Any)
     clubs = page.locator("#arena-clubs tr")
     assert clubs.count() == 2
     assert "Los Tranques" in page.locator("#arena-clubs").inner_text()
+    marked = page.locator("#arena-rows tr", has=page.locator(".badge-bot"))
+    assert marked.count() == 1 and "Otto" in marked.inner_text()  # as rendered
 
     match = tournament.matches.filter(status=MS.WAITING).first()
     assert match is not None
@@ -524,7 +530,9 @@ def test_a_club_battle_shows_its_clubs_live(live_server_url: str, new_page: Any)
     winner = Entry.objects.select_related("club", "player").get(pk=match.winner_id)
     first = page.locator("#arena-clubs tr").first.inner_text()
     assert winner.club is not None and winner.club.name in first
-    assert f"{winner.player.display_name} (2)" in first
+    assert winner.player.display_name in first and "(2)" in first
+    assert marked.count() == 1 and "Otto" in marked.inner_text()  # as a frame drew them
+    assert page.locator("#arena-rows .badge-bot [aria-hidden]").inner_text() == "BOT"
     wide: list[str] = []
     for size in ("phone", "desktop"):
         page.set_viewport_size({"width": WIDTHS[size][0], "height": WIDTHS[size][1]})
