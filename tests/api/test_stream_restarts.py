@@ -5,7 +5,9 @@ daphne, so every update reaches the stream that must hear it only through Redis.
 layer's Redis is killed and started again empty (every membership and queued message gone),
 between moves and while a move is made: no stream ends, none goes deaf, none misses or repeats
 a change (each seq once, in order). A daphne that is stopped ends its streams with `reconnect`,
-and a stream opened again with `since` on the other daphne resumes with nothing missed.
+and a stream opened again with `since` on the other daphne resumes with nothing missed. Every
+connection to PostgreSQL is ended under open streams, as a restart ends them: the streams stay
+open and every move goes through.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from tables import services
 from tables.models import Game
 from tests.api.helpers import token_for
 from tests.live import start_server, stop_server
+from tests.tables.test_database_restart import kept_connections  # noqa: F401
 from tests.tables.test_redis_restart import PrivateRedis, private_redis  # noqa: F401
 
 REDIS_ONLY = [
@@ -212,3 +215,59 @@ async def drained(
     finally:
         await first.close()
         await bob.close()
+
+
+@pytest.mark.skipif(not settings.DATABASE_URL, reason="PostgreSQL: the production stack")
+@pytest.mark.django_db(transaction=True)
+def test_streams_and_moves_go_on_through_database_restarts(
+    alice: Any,
+    bob: Any,
+    kept_connections: None,  # noqa: F811
+) -> None:
+    """Every server process of the database ended, as a fast restart ends them, three times
+    while both streams are open (each on its own daphne, each seat moving through the other):
+    no stream ends, every move is answered 200 and heard once, in order, on both streams."""
+    from django.db import connections
+
+    from tests.tables.test_database_restart import sessions_now
+
+    table = services.table_create(host=alice, mode="citizen", players=2, target=250)
+    services.seat_take(table_id=table.pk, user=bob, number=1)
+    for user in (alice, bob):
+        services.seat_ready(table_id=table.pk, user=user, ready=True)
+    tokens = [token_for(u, "play") for u in (alice, bob)]
+    spared = sessions_now()
+    servers = [start_server(), start_server()]
+    connections["default"].settings_dict["CONN_MAX_AGE"] = 0  # this process: as in every test
+    urls = [f"http://127.0.0.1:{s.port.value}" for s in servers]
+    try:
+        asyncio.run(play_across_database_restarts(table.pk, tokens, urls, spared))
+    finally:
+        for server in servers:
+            stop_server(server)
+
+
+async def play_across_database_restarts(
+    table_id: int, tokens: list[str], urls: list[str], spared: set[int]
+) -> None:
+    from tests.tables.test_database_restart import end_every_session
+
+    rng = random.Random(7)
+    seats = [
+        Seat(urls[0], urls[1], tokens[0], table_id),
+        Seat(urls[1], urls[0], tokens[1], table_id),
+    ]
+    try:
+        for seat in seats:
+            seat.open()
+            await seat.until(0)
+        for restart in range(3):
+            ended = await asyncio.to_thread(end_every_session, spared)
+            assert ended >= 1, restart  # the daphnes' kept connections
+            for _ in range(2):
+                await one_move(seats, rng)
+        for seat in seats:
+            assert seat.reader is not None and not seat.reader.done(), "a stream ended"
+    finally:
+        for seat in seats:
+            await seat.close()
