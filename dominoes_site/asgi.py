@@ -1,6 +1,7 @@
 """The ASGI stack served by daphne.
 
-HTTP goes to Django (whitenoise serves static files inside it). WebSockets pass, outermost
+HTTP goes to Django (whitenoise serves static files inside it); /api/ takes its own short way
+through Django (api/asgi.py). WebSockets pass, outermost
 first, through the origin check (only our own pages, on the port the socket was opened on), the
 session auth middleware and the URL router. Importing this module also makes daphne stamp every
 incoming WebSocket frame with the moment it read it (dominoes_site/arrival.py): the `daphne`
@@ -25,6 +26,7 @@ from channels.sessions import CookieMiddleware, SessionMiddleware  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.http.request import split_domain_port, validate_host  # noqa: E402
 
+from api.asgi import ApiHandler, ApiRouter  # noqa: E402
 from dominoes_site import db_hop  # noqa: E402
 from dominoes_site.routing import websocket_urlpatterns  # noqa: E402
 
@@ -104,7 +106,7 @@ def auth_stack(inner: Any) -> Any:
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": ApiRouter(django_asgi_app, ApiHandler()),
         "websocket": SameOriginValidator(auth_stack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -20,9 +20,12 @@ sounds and copy a link (clipboard) from its own pages.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from asgiref.sync import iscoroutinefunction
 from django.core.exceptions import DisallowedHost
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseBase
+from django.utils.decorators import sync_and_async_middleware
 
 CSP_DIRECTIVES: dict[str, list[str]] = {
     "default-src": ["'self'"],
@@ -65,18 +68,39 @@ def content_security_policy(host: str | None) -> str:
     return "; ".join(f"{name} {' '.join(sources)}" for name, sources in directives.items())
 
 
-class SecurityHeadersMiddleware:
-    """Adds the policies to every response that does not already carry its own."""
+def add_policies(request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+    """The policies on `response`, unless it carries its own."""
+    try:
+        host: str | None = request.get_host()
+    except DisallowedHost:
+        host = None
+    response.headers.setdefault("Content-Security-Policy", content_security_policy(host))
+    response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
+    return response
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        try:
-            host: str | None = request.get_host()
-        except DisallowedHost:
-            host = None
-        response.headers.setdefault("Content-Security-Policy", content_security_policy(host))
-        response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
-        return response
+def response_middleware(
+    after: Callable[[HttpRequest, HttpResponseBase], HttpResponseBase],
+) -> Callable[[Any], Any]:
+    """A middleware that passes every response through `after(request, response)`, in the
+    request's own mode (sync or async: the API's chain is all async, api/asgi.py)."""
+
+    @sync_and_async_middleware
+    def middleware_factory(get_response: Any) -> Any:
+        if iscoroutinefunction(get_response):
+
+            async def middleware_async(request: HttpRequest) -> HttpResponseBase:
+                return after(request, await get_response(request))
+
+            return middleware_async
+
+        def middleware(request: HttpRequest) -> HttpResponseBase:
+            return after(request, get_response(request))
+
+        return middleware
+
+    return middleware_factory
+
+
+#: Adds the policies to every response that does not already carry its own.
+SecurityHeadersMiddleware = response_middleware(add_policies)
