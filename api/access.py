@@ -104,11 +104,11 @@ def count(request: HttpRequest, bucket: str, who: str) -> None:
         )
 
 
-def _bearer(token: str) -> Bearer | None:
+def _bearer(token: str, *, recent: bool = False) -> Bearer | None:
     from api.tokens import TOKEN_PREFIX
 
     if token.startswith(TOKEN_PREFIX):
-        return token_bearer(token)
+        return token_bearer(token, recent=recent)
     from api.oauth import oauth_bearer
 
     return oauth_bearer(token)
@@ -121,8 +121,11 @@ class TokenAuth(HttpBearer):
         super().__init__()
         self.scope = scope
 
+    #: Whether the account read for this token a moment ago will do (api.tokens.token_bearer).
+    recent = False
+
     def authenticate(self, request: HttpRequest, token: str) -> Caller:
-        bearer = _bearer(token.strip())
+        bearer = _bearer(token.strip(), recent=self.recent)
         if bearer is None:
             raise ApiError(
                 401,
@@ -153,6 +156,7 @@ class AsyncTokenAuth(TokenAuth):
     streams held 400 connections, bench/api_load.py.)"""
 
     is_async = True
+    recent = True
 
     async def __call__(self, request: HttpRequest) -> Caller | None:  # type: ignore[override]
         from dominoes_site import db_hop

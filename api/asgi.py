@@ -68,7 +68,21 @@ API_MIDDLEWARE = [ApiBasicsMiddleware, SecurityHeadersMiddleware, RateLimitHeade
 
 
 class ApiHandler(ASGIHandler):
-    """Django's ASGI handler for /api/, with `API_MIDDLEWARE` instead of settings.MIDDLEWARE."""
+    """Django's ASGI handler for /api/, with `API_MIDDLEWARE` instead of settings.MIDDLEWARE,
+    and without a thread of its own for each request.
+
+    Django runs each request in a `ThreadSensitiveContext`: a new executor, so a new thread, for
+    whatever the request does synchronously (the request signals, a synchronous view): a
+    thread started and ended for every request, the event loop waiting for it to start, and a
+    database connection opened by each. Here the request's synchronous parts run in the
+    process's one thread-sensitive thread instead, on its one long-lived connection (as
+    channels' `database_sync_to_async` does for sockets): bench/api_load.py measured the
+    threads as the largest part of an API move's cost beyond a socket's."""
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"the API serves HTTP only, not {scope['type']}")
+        await self.handle(scope, receive, send)
 
     def load_middleware(self, is_async: bool = False) -> None:
         assert is_async, "the API's handler serves ASGI only"

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import secrets
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -84,18 +85,74 @@ class Bearer:
     app: str = ""  # an OAuth application's name
 
 
-def token_bearer(secret: str, *, now: dt.datetime | None = None) -> Bearer | None:
-    """The live personal token with this secret, if any (its last use noted)."""
+#: Tokens this process found lately, by digest: who they speak for, the account's generation
+#: (`User.socket_generation`) when they were read, and when this process last noted their use.
+_FOUND: dict[str, tuple[Bearer, str, dt.datetime]] = {}
+#: The most tokens kept (the whole table is forgotten past it).
+FOUND_MOST = 10_000
+
+
+@functools.cache
+def _live_sql() -> str:
+    """The one statement a token found before costs: is it still live, and the account's
+    generation (every change to the account that matters to it makes a new one,
+    dominoes_site.user_sockets.account_changed). Built once per process."""
+    qn = connection.ops.quote_name
+    user_model = get_user_model()
+    token_table, user_table = qn(AccessToken._meta.db_table), qn(user_model._meta.db_table)
+    generation = qn(user_model._meta.get_field("socket_generation").column)
+    user_key = qn(user_model._meta.pk.column)  # type: ignore[union-attr]
+    token_user = qn(AccessToken._meta.get_field("user").column)
+    digest = qn(AccessToken._meta.get_field("digest").column)
+    revoked = qn(AccessToken._meta.get_field("revoked_at").column)
+    return (
+        f"SELECT u.{generation} FROM {token_table} t JOIN {user_table} u "
+        f"ON u.{user_key} = t.{token_user} WHERE t.{digest} = %s AND t.{revoked} IS NULL"
+    )
+
+
+def token_bearer(
+    secret: str, *, now: dt.datetime | None = None, recent: bool = False
+) -> Bearer | None:
+    """The live personal token with this secret, if any (its last use noted, at most once a
+    minute by each process).
+
+    Every call reads the database: a revoked token is refused at once, on every server. With
+    `recent` (a move, a stream: what needs of the account only who it is and whether it may
+    play), a token this process found before costs one small statement (`_live_sql`): still
+    live, and the account's generation unchanged, the account as it was read then is used;
+    otherwise (a new token, or the account changed: a suspension, a password, its age) the
+    token and the account are read again in full. Without it the account is always read
+    afresh (a read that shows the account's name or settings)."""
     if not secret.startswith(TOKEN_PREFIX) or len(secret) > 200:
         return None
-    token = (
-        AccessToken.objects.select_related("user")
-        .filter(digest=digest_of(secret), revoked_at=None)
-        .first()
-    )
-    if token is None:
-        return None
+    digest = digest_of(secret)
     now = now or timezone.now()
-    if token.last_used_at is None or now - token.last_used_at >= LAST_USED_EVERY:
-        AccessToken.objects.filter(pk=token.pk).update(last_used_at=now)
-    return Bearer(user=token.user, scopes=frozenset(token.scopes), token_id=token.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(_live_sql(), [digest])
+        row = cursor.fetchone()
+    if row is None:
+        _FOUND.pop(digest, None)
+        return None
+    generation = str(row[0] or "")
+    found = _FOUND.get(digest)
+    if recent and found is not None and generation and found[1] == generation:
+        bearer, noted = found[0], found[2]
+    else:
+        token = (
+            AccessToken.objects.select_related("user")
+            .filter(digest=digest, revoked_at=None)
+            .first()
+        )
+        if token is None:
+            return None
+        bearer = Bearer(user=token.user, scopes=frozenset(token.scopes), token_id=token.pk)
+        noted = token.last_used_at or now - LAST_USED_EVERY
+        if len(_FOUND) >= FOUND_MOST:
+            _FOUND.clear()
+    if now - noted >= LAST_USED_EVERY:
+        AccessToken.objects.filter(pk=bearer.token_id).update(last_used_at=now)
+        noted = now
+    if generation:
+        _FOUND[digest] = (bearer, generation, noted)
+    return bearer

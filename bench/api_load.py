@@ -49,7 +49,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import multiprocessing as mp
 import os
 import random
 import signal
@@ -591,26 +590,14 @@ def run_phase(
         "groups_total": len(games),  # what ws_load._Pacer reads
         "connect_concurrency": 32,
     }
-    context = mp.get_context("spawn")
-    workers = []
-    for w in range(args.client_procs):
-        mine = games[w :: args.client_procs]
-        if not mine:
-            continue
-        parent, child = context.Pipe()
-        process = context.Process(
-            target=client_process, args=(child, phase, mine, opts), daemon=True
-        )
-        process.start()
-        workers.append((process, parent))
-    try:
-        return _drive_phase(phase, stack, workers, args)
-    finally:
-        for process, _ in workers:
-            process.join(timeout=10)
-            if process.is_alive():
-                process.kill()
-                process.join(timeout=5)
+    return ws_load.with_clients(
+        client_process,
+        phase,
+        games,
+        opts,
+        args.client_procs,
+        lambda workers: _drive_phase(phase, stack, workers, args),
+    )
 
 
 def pg_sessions(stack: ws_load.Stack) -> int | None:
@@ -658,18 +645,9 @@ def _drive_phase(
     time.sleep(max(0.0, clock.start - time.monotonic()))
     spies = []
     if args.py_spy:
-        folder = Path(args.py_spy)
-        folder.mkdir(parents=True, exist_ok=True)
-        for port, process in stack.daphnes:
-            command = [
-                str(ws_load.BIN / "py-spy"), "record", "--pid", str(process.pid),
-                "--duration", str(int(args.seconds)), "--rate", "100", "--nonblocking",
-                "--threads", "--format", "raw",
-                "--output", str(folder / f"{args.stack}-{phase}-daphne-{port}.txt"),
-            ]  # fmt: skip
-            spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            stack.others.append(spy)
-            spies.append(spy)
+        name = f"{args.stack}-{phase}"
+        extra = ["--rate", "100", *args.py_spy_extra.split()]
+        spies = ws_load.start_spies(stack, args.py_spy, name, args.seconds, extra)
     sessions_before = pg_sessions(stack)
     before = ws_load._server_cpu(stack)
     busy_before = system_busy()
@@ -703,14 +681,9 @@ def _drive_phase(
             merged[key] += r[key]
         merged["errors"].update(r["errors"])
         client_cpu += r.get("cpu_seconds", 0.0)
-    busy = busy_after[0] - busy_before[0]
-    total = busy_after[1] - busy_before[1]
+    busy = (busy_after[0] - busy_before[0], busy_after[1] - busy_before[1])
     seconds = {name: after[name] - before.get(name, 0.0) for name in after}
-    cpu = {name: value / args.seconds * 100 for name, value in seconds.items()}
-    cpu["clients"] = client_cpu / args.seconds * 100
-    machine = (busy / total * 100 * (os.cpu_count() or 1)) if total else float("nan")
-    cpu["other processes"] = max(0.0, machine - sum(cpu.values()))
-    cpu["machine"] = machine
+    cpu = ws_load.cpu_shares(before, after, busy, client_cpu, args.seconds)
     daphne_s = sum(v for k, v in seconds.items() if k.startswith("daphne:"))
     server_s = sum(
         v for k, v in seconds.items() if k.split(":")[0] in ("daphne", "postgres", "redis")
@@ -942,6 +915,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--json", metavar="FILE", help="also write all the figures as JSON")
     parser.add_argument("--py-spy", metavar="DIR", help="py-spy record each daphne, each phase")
+    parser.add_argument(
+        "--py-spy-extra", default="", help='more py-spy options, e.g. "--gil" (CPU only)'
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders")
     parser.add_argument(
         "--no-record", action="store_true", help="do not write bench/results/api-load-*.json"

@@ -57,6 +57,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -854,26 +855,82 @@ def run_phase(
         # --pin: the clients on the last core (the one the last daphne leaves free, if any).
         "pin_core": (os.cpu_count() or 1) - 1 if args.pin else None,
     }
+    return with_clients(
+        client_process,
+        phase,
+        groups,
+        opts,
+        args.client_procs,
+        lambda workers: _drive_phase(phase, stack, workers, args),
+    )
+
+
+def with_clients(
+    target: Callable[..., None],
+    phase: str,
+    units: list[Any],
+    opts: dict[str, Any],
+    procs: int,
+    drive: Callable[[list[Any]], dict[str, Any]],
+) -> dict[str, Any]:
+    """`target(conn, phase, share, opts)` in `procs` spawned client processes, each with its
+    share of `units` (every procs-th); `drive(workers)` (a list of (process, pipe)) while they
+    run; every process stopped after."""
     context = mp.get_context("spawn")
     workers = []
-    for w in range(args.client_procs):
-        mine = groups[w :: args.client_procs]
+    for w in range(procs):
+        mine = units[w::procs]
         if not mine:
             continue
         parent, child = context.Pipe()
-        process = context.Process(
-            target=client_process, args=(child, phase, mine, opts), daemon=True
-        )
+        process = context.Process(target=target, args=(child, phase, mine, opts), daemon=True)
         process.start()
         workers.append((process, parent))
     try:
-        return _drive_phase(phase, stack, workers, args)
+        return drive(workers)
     finally:
         for process, _ in workers:
             process.join(timeout=10)
             if process.is_alive():
                 process.kill()
                 process.join(timeout=5)
+
+
+def start_spies(
+    stack: Stack, folder: str, name: str, seconds: float, extra: list[str]
+) -> list[Any]:
+    """py-spy recording each daphne for `seconds` (raw folded stacks, every thread) into
+    `folder`/`name`-daphne-<port>.txt; the recorders (they end by themselves)."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    spies = []
+    for port, process in stack.daphnes:
+        command = [
+            str(BIN / "py-spy"), "record", "--pid", str(process.pid),
+            "--duration", str(int(seconds)), "--nonblocking", "--threads", "--format", "raw",
+            "--output", str(Path(folder) / f"{name}-daphne-{port}.txt"), *extra,
+        ]  # fmt: skip
+        spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stack.others.append(spy)
+        spies.append(spy)
+    return spies
+
+
+def cpu_shares(
+    before: dict[str, float],
+    after: dict[str, float],
+    busy: tuple[float, float],
+    client_seconds: float,
+    seconds: float,
+) -> dict[str, float]:
+    """Each server process's CPU over a window of `seconds` (from `_server_cpu` before and
+    after) as % of one core, with the clients', the machine's (`busy`: the busy and total
+    jiffies the window added, `system_busy`) and the rest ("other processes")."""
+    cpu = {name: (after[name] - before.get(name, 0.0)) / seconds * 100 for name in after}
+    cpu["clients"] = client_seconds / seconds * 100
+    machine = (busy[0] / busy[1] * 100 * (os.cpu_count() or 1)) if busy[1] else float("nan")
+    cpu["other processes"] = max(0.0, machine - sum(cpu.values()))
+    cpu["machine"] = machine
+    return cpu
 
 
 def _receive(parent: Any, seconds: float, what: str) -> Any:
@@ -909,19 +966,8 @@ def _drive_phase(
     time.sleep(max(0.0, clock.start - time.monotonic()))
     spies = []
     if args.py_spy and phase == "game":
-        folder = Path(args.py_spy)
-        folder.mkdir(parents=True, exist_ok=True)
-        for port, process in stack.daphnes:
-            command = [
-                str(BIN / "py-spy"), "record", "--pid", str(process.pid),
-                "--duration", str(int(args.seconds)), "--rate", str(args.py_spy_rate),
-                "--nonblocking", "--threads", "--format", "raw",
-                "--output", str(folder / f"{args.stack}-daphne-{port}.txt"),
-                *args.py_spy_extra.split(),
-            ]  # fmt: skip
-            spy = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            stack.others.append(spy)
-            spies.append(spy)
+        extra = ["--rate", str(args.py_spy_rate), *args.py_spy_extra.split()]
+        spies = start_spies(stack, args.py_spy, args.stack, args.seconds, extra)
     before = _server_cpu(stack)
     busy_before = system_busy()
     time.sleep(max(0.0, clock.end - time.monotonic()))
@@ -947,13 +993,8 @@ def _drive_phase(
             merged[key] += r[key]
         merged["errors"].update(r["errors"])
         client_cpu += r.get("cpu_seconds", 0.0)
-    busy = busy_after[0] - busy_before[0]
-    total = busy_after[1] - busy_before[1]
-    cpu = {name: (after[name] - before.get(name, 0.0)) / args.seconds * 100 for name in after}
-    cpu["clients"] = client_cpu / args.seconds * 100
-    machine = (busy / total * 100 * (os.cpu_count() or 1)) if total else float("nan")
-    cpu["other processes"] = max(0.0, machine - sum(cpu.values()))
-    cpu["machine"] = machine
+    busy = (busy_after[0] - busy_before[0], busy_after[1] - busy_before[1])
+    cpu = cpu_shares(before, after, busy, client_cpu, args.seconds)
     server = sum(v for k, v in cpu.items() if k.split(":")[0] in ("daphne", "postgres", "redis"))
     moves = max(1, merged["moves"])
     per_move = {

@@ -123,3 +123,22 @@ class HouseRedisCache(RedisCache):
 
     def delete_many(self, keys: Any, version: int | None = None) -> None:
         self._try(lambda: super(HouseRedisCache, self).delete_many(keys, version), None)
+
+    def count_window(self, key: str, previous: str, timeout: int) -> tuple[int, int]:
+        """One more in the count at `key` (made, kept `timeout` seconds, when it is new), and
+        the count at `previous`: one round trip (a MULTI/EXEC), for the rate limits
+        (dominoes_site.limits), which a request made three of otherwise. An outage counts
+        afresh: (1, 0)."""
+
+        def call() -> tuple[int, int]:
+            now_key = self.make_and_validate_key(key)
+            before_key = self.make_and_validate_key(previous)
+            client = self._cache.get_client(now_key, write=True)
+            with client.pipeline(transaction=True) as pipe:
+                pipe.set(now_key, 0, ex=timeout, nx=True)
+                pipe.incr(now_key)
+                pipe.get(before_key)
+                _made, count, before = pipe.execute()
+            return int(count), int(before or 0)
+
+        return self._try(call, (1, 0))

@@ -6,8 +6,9 @@ of the current window's count plus the share of the previous window's count that
 the last `seconds` (a sliding window, as Cloudflare's rate limits count). So a burst at a
 window's edge is not let through twice: `amount` at 0:59 and one more at 1:00 is refused.
 
-Each count is `cache.add` then `cache.incr`: atomic on Redis (production) and on locmem (the
-embedded default, one process), so requests sent at once are all counted. Refused tries count
+Each count is `cache.add` then `cache.incr`, atomic on locmem (the embedded default, one
+process); on Redis (production) the count and the read of the previous window are one
+MULTI/EXEC, one round trip. Requests sent at once are all counted. Refused tries count
 too: someone who keeps trying waits longer.
 """
 
@@ -34,12 +35,22 @@ def _count_one(key: str, seconds: int) -> int:
         return int(cache.incr(key))
 
 
+def _counts(name: str, seconds: int, window: int) -> tuple[int, int]:
+    """One more in `window`'s count, and the previous window's count. On Redis in one round
+    trip (HouseRedisCache.count_window); elsewhere (locmem) an add, an incr and a get."""
+    key, before = _key(name, seconds, window), _key(name, seconds, window - 1)
+    both = getattr(cache, "count_window", None)
+    if both is not None:
+        current, previous = both(key, before, 2 * seconds + 1)
+        return int(current), int(previous)
+    return _count_one(key, seconds), int(cache.get(before) or 0)
+
+
 def hit(name: str, amount: int, seconds: int, *, now: float | None = None) -> bool:
     """Count one of `name` now; True while at most `amount` fall in the last `seconds`."""
     at = time.time() if now is None else now
     window = int(at // seconds)
-    current = _count_one(_key(name, seconds, window), seconds)
-    previous = int(cache.get(_key(name, seconds, window - 1)) or 0)
+    current, previous = _counts(name, seconds, window)
     still_inside = 1.0 - (at % seconds) / seconds
     return current + previous * still_inside <= amount
 
@@ -63,8 +74,7 @@ def take(name: str, amount: int, seconds: int, *, now: float | None = None) -> A
     at = time.time() if now is None else now
     window = int(at // seconds)
     into = at % seconds
-    current = _count_one(_key(name, seconds, window), seconds)
-    previous = int(cache.get(_key(name, seconds, window - 1)) or 0)
+    current, previous = _counts(name, seconds, window)
     estimate = current + previous * (1.0 - into / seconds)
     allowed = estimate <= amount
     retry = 0.0

@@ -149,3 +149,31 @@ def test_api_requests_are_counted_for_operators(alice: Any) -> None:
     call("GET", "/api/account")  # no token: refused before any bucket counts it
     assert counted("read", "2xx") == ok + 2
     assert counted("none", "4xx") == refused + 1
+
+
+def test_a_token_read_a_moment_ago_costs_one_statement_and_still_hears_every_change(
+    alice: Any, django_assert_num_queries: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    """For a move or a stream (`recent`): a token found before is checked with one small
+    statement; a revocation, or any change to the account that matters (a new generation:
+    here its age status), is seen on the next request all the same."""
+    from accounts.services import age_status_set, refusal_reason
+    from api.tokens import token_bearer
+
+    secret = token_for(alice, "play")
+    first = token_bearer(secret, recent=True)
+    assert first is not None and first.user.pk == alice.pk
+    with django_assert_num_queries(1):
+        again = token_bearer(secret, recent=True)
+    assert again is not None and again.user.pk == alice.pk
+    with django_assert_num_queries(2):  # a read that shows the account reads it afresh
+        assert token_bearer(secret) is not None
+
+    with django_capture_on_commit_callbacks(execute=True):  # the change announced on commit
+        age_status_set(user=alice, status=AgeStatus.SUSPENDED, reason="a check", changed_by=None)
+    changed = token_bearer(secret, recent=True)
+    assert changed is not None and changed.user.age_status == AgeStatus.SUSPENDED
+    assert "suspended" in str(refusal_reason(changed.user))  # so a move is refused (403)
+
+    token_revoke(user=alice, token_id=AccessToken.objects.get(user=alice).pk)
+    assert token_bearer(secret, recent=True) is None

@@ -75,3 +75,28 @@ def test_every_cache_object_shares_the_client_and_the_outage() -> None:
         shared.down_until = 0.0
     other.set("shared-outage", 1)
     assert one.get("shared-outage") == 1
+
+
+def test_a_rate_limit_counts_in_one_round_trip_and_every_count_expires() -> None:
+    """limits.take on Redis: one MULTI/EXEC a request (not an add, an incr and a get), the
+    same counts as before, and a count key never left without its expiry."""
+    from dominoes_site import limits
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+
+    def calls(command: str) -> int:
+        return int(client.info("commandstats").get(f"cmdstat_{command}", {}).get("calls", 0))
+
+    caches["default"]._shared.down_until = 0.0  # an outage another test made is over
+    try:
+        incr, exec_ = calls("incrby"), calls("exec")
+        at = 1_000_000.0  # the start of a 60 s window
+        allowances = [limits.take("one-trip", 3, 60, now=at + i) for i in range(5)]
+        assert calls("incrby") - incr == 5  # one count each
+        assert calls("exec") - exec_ >= 5  # each in its own MULTI/EXEC: one round trip
+        assert [a.allowed for a in allowances] == [True, True, True, False, False]
+        assert [a.remaining for a in allowances[:3]] == [2, 1, 0]
+        keys = client.keys("*limit:one-trip:*")
+        assert keys and all(0 < client.ttl(k) <= 121 for k in keys)
+    finally:
+        client.close()
