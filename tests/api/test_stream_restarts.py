@@ -94,6 +94,24 @@ class Seat:
         await self.client.aclose()
 
 
+def dealt_table(alice: Any, bob: Any) -> Any:
+    """A one-on-one Citizen table to 250, both seated and ready: its first hand dealt."""
+    table = services.table_create(host=alice, mode="citizen", players=2, target=250)
+    services.seat_take(table_id=table.pk, user=bob, number=1)
+    for user in (alice, bob):
+        services.seat_ready(table_id=table.pk, user=user, ready=True)
+    return table
+
+
+def crossed_seats(urls: list[str], tokens: list[str], table_id: int) -> list[Seat]:
+    """Seat 0 streams from the first daphne and moves through the second; seat 1 the other
+    way: every update reaches the stream that must hear it through the channel layer."""
+    return [
+        Seat(urls[0], urls[1], tokens[0], table_id),
+        Seat(urls[1], urls[0], tokens[1], table_id),
+    ]
+
+
 async def one_move(seats: list[Seat], rng: random.Random) -> int:
     actor = next(s for s in seats if s.view.get("legal_actions"))
     version = await actor.move(rng)
@@ -110,10 +128,7 @@ def test_streams_hear_every_move_through_redis_restarts(
     bob: Any,
     private_redis: PrivateRedis,  # noqa: F811
 ) -> None:
-    table = services.table_create(host=alice, mode="citizen", players=2, target=250)
-    services.seat_take(table_id=table.pk, user=bob, number=1)
-    for user in (alice, bob):
-        services.seat_ready(table_id=table.pk, user=user, ready=True)
+    table = dealt_table(alice, bob)
     tokens = [token_for(u, "play") for u in (alice, bob)]
     servers = [start_server(), start_server()]
     urls = [f"http://127.0.0.1:{s.port.value}" for s in servers]
@@ -127,11 +142,7 @@ def test_streams_hear_every_move_through_redis_restarts(
 
 async def play(table_id: int, tokens: list[str], urls: list[str], redis: PrivateRedis) -> None:
     rng = random.Random(5)
-    # Seat 0 streams from the first daphne and moves through the second; seat 1 the other way.
-    seats = [
-        Seat(urls[0], urls[1], tokens[0], table_id),
-        Seat(urls[1], urls[0], tokens[1], table_id),
-    ]
+    seats = crossed_seats(urls, tokens, table_id)
     try:
         for seat in seats:
             seat.open()
@@ -166,10 +177,7 @@ def test_a_stopped_daphne_ends_its_streams_with_reconnect_and_since_resumes(
 ) -> None:
     from tests.live import free_port, serve_process
 
-    table = services.table_create(host=alice, mode="citizen", players=2, target=250)
-    services.seat_take(table_id=table.pk, user=bob, number=1)
-    for user in (alice, bob):
-        services.seat_ready(table_id=table.pk, user=user, ready=True)
+    table = dealt_table(alice, bob)
     token = token_for(alice, "play")
     other = token_for(bob, "play")
     port = free_port()
@@ -231,10 +239,7 @@ def test_streams_and_moves_go_on_through_database_restarts(
 
     from tests.tables.test_database_restart import sessions_now
 
-    table = services.table_create(host=alice, mode="citizen", players=2, target=250)
-    services.seat_take(table_id=table.pk, user=bob, number=1)
-    for user in (alice, bob):
-        services.seat_ready(table_id=table.pk, user=user, ready=True)
+    table = dealt_table(alice, bob)
     tokens = [token_for(u, "play") for u in (alice, bob)]
     spared = sessions_now()
     servers = [start_server(), start_server()]
@@ -253,10 +258,7 @@ async def play_across_database_restarts(
     from tests.tables.test_database_restart import end_every_session
 
     rng = random.Random(7)
-    seats = [
-        Seat(urls[0], urls[1], tokens[0], table_id),
-        Seat(urls[1], urls[0], tokens[1], table_id),
-    ]
+    seats = crossed_seats(urls, tokens, table_id)
     try:
         for seat in seats:
             seat.open()
