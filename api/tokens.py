@@ -122,21 +122,23 @@ def token_bearer(
     play), a token this process found before costs one small statement (`_live_sql`): still
     live, and the account's generation unchanged, the account as it was read then is used;
     otherwise (a new token, or the account changed: a suspension, a password, its age) the
-    token and the account are read again in full. Without it the account is always read
-    afresh (a read that shows the account's name or settings)."""
+    token and the account are read again in full. Without it the token and the account are
+    read afresh, in one statement (a read that shows the account's name or settings)."""
     if not secret.startswith(TOKEN_PREFIX) or len(secret) > 200:
         return None
     digest = digest_of(secret)
     now = now or timezone.now()
-    with connection.cursor() as cursor:
-        cursor.execute(_live_sql(), [digest])
-        row = cursor.fetchone()
-    if row is None:
-        _FOUND.pop(digest, None)
-        return None
-    generation = str(row[0] or "")
-    found = _FOUND.get(digest)
-    if recent and found is not None and generation and found[1] == generation:
+    found = _FOUND.get(digest) if recent else None
+    generation = ""
+    if found is not None:
+        with connection.cursor() as cursor:
+            cursor.execute(_live_sql(), [digest])
+            row = cursor.fetchone()
+        if row is None:
+            _FOUND.pop(digest, None)
+            return None
+        generation = str(row[0] or "")
+    if found is not None and generation and found[1] == generation:
         bearer, noted = found[0], found[2]
     else:
         token = (
@@ -148,6 +150,7 @@ def token_bearer(
             return None
         bearer = Bearer(user=token.user, scopes=frozenset(token.scopes), token_id=token.pk)
         noted = token.last_used_at or now - LAST_USED_EVERY
+        generation = token.user.socket_generation or ""
         if len(_FOUND) >= FOUND_MOST:
             _FOUND.clear()
     if now - noted >= LAST_USED_EVERY:
