@@ -160,7 +160,12 @@ def test_a_decision_chosen_before_the_replay_started_is_shown_when_it_has(
     assert review.get_attribute("data-ready") != "true"  # nothing to step yet
     payload = page.evaluate("JSON.parse(document.getElementById('review-data').textContent)")
     chosen = next(i for i, d in enumerate(payload["decisions"]) if i > 0 and d["board"])
-    page.locator(f'.review-jump[data-decision-index="{chosen}"]').click()
+    # Pressed as a keyboard user presses it (focus, Enter): no pointer position that a layout
+    # still settling could move under the press.
+    jump = page.locator(f'.review-jump[data-decision-index="{chosen}"]')
+    jump.focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.dataset.decisionIndex") == str(chosen)
     for route in held:  # game.js is asked for once
         route.continue_()
     page.wait_for_selector("#review[data-ready='true']")
