@@ -103,6 +103,11 @@ def dealt_table(alice: Any, bob: Any) -> Any:
     return table
 
 
+def still_open(seats: list[Seat]) -> None:
+    for seat in seats:
+        assert seat.reader is not None and not seat.reader.done(), "a stream ended"
+
+
 def crossed_seats(urls: list[str], tokens: list[str], table_id: int) -> list[Seat]:
     """Seat 0 streams from the first daphne and moves through the second; seat 1 the other
     way: every update reaches the stream that must hear it through the channel layer."""
@@ -164,8 +169,7 @@ async def play(table_id: int, tokens: list[str], urls: list[str], redis: Private
             await seat.until(version)
         for _ in range(2):
             await one_move(seats, rng)
-        for seat in seats:
-            assert seat.reader is not None and not seat.reader.done(), "a stream ended"
+        still_open(seats)
     finally:
         for seat in seats:
             await seat.close()
@@ -268,8 +272,7 @@ async def play_across_database_restarts(
             assert ended >= 1, restart  # the daphnes' kept connections
             for _ in range(2):
                 await one_move(seats, rng)
-        for seat in seats:
-            assert seat.reader is not None and not seat.reader.done(), "a stream ended"
+        still_open(seats)
     finally:
         for seat in seats:
             await seat.close()
