@@ -28,12 +28,15 @@ from __future__ import annotations
 from typing import Any
 
 from asgiref.sync import markcoroutinefunction
-from django.core.handlers.asgi import ASGIHandler
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.core.handlers.exception import convert_exception_to_response
 from django.http import HttpRequest, HttpResponseBase
 from django.middleware.locale import LocaleMiddleware
 from django.middleware.security import SecurityMiddleware
+from django.urls import set_script_prefix
+from django.utils import timezone
 
+from api import move_route
 from api.middleware import RateLimitHeadersMiddleware
 from dominoes_site.headers import SecurityHeadersMiddleware
 
@@ -77,22 +80,53 @@ class ApiHandler(ASGIHandler):
     database connection opened by each. Here the request's synchronous parts run in the
     process's one thread-sensitive thread instead, on its one long-lived connection (as
     channels' `database_sync_to_async` does for sockets): bench/api_load.py measured the
-    threads as the largest part of an API move's cost beyond a socket's."""
+    threads as the largest part of an API move's cost beyond a socket's.
+
+    A move (api/move_route.py) is answered in front of Django's handler, through the same
+    middleware, when the operation would take it as it is (`lean_moves`, on by default)."""
+
+    def __init__(self, *, lean_moves: bool = True) -> None:
+        super().__init__()
+        self.lean_moves = lean_moves
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             raise ValueError(f"the API serves HTTP only, not {scope['type']}")
+        if self.lean_moves and move_route.is_move(scope):
+            await self.move(scope, receive, send)
+            return
         await self.handle(scope, receive, send)
+
+    async def move(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """A move: answered here when it is plain (move_route.plain_move), else by Django's
+        handler, given the body as it came."""
+        arrived = timezone.now()  # judged by the clock when the request arrived
+        body, more, gone = await move_route.read_body(receive)
+        if gone:
+            return
+        found = None if more else move_route.plain_move(scope, body)
+        if found is None:
+            await self.handle(scope, move_route.replaying(body, more, receive), send)
+            return
+        set_script_prefix(get_script_prefix(scope))
+        request = move_route.request_for(scope, body, found, arrived)
+        response = await self._move_chain(request)
+        await self.send_response(response, send)
 
     def load_middleware(self, is_async: bool = False) -> None:
         assert is_async, "the API's handler serves ASGI only"
         self._view_middleware: list[Any] = []
         self._template_response_middleware: list[Any] = []
         self._exception_middleware: list[Any] = []
-        handler = convert_exception_to_response(self._get_response_async)
+        self._middleware_chain = self._chain(self._get_response_async)
+        self._move_chain = self._chain(move_route.answer)
+
+    @staticmethod
+    def _chain(innermost: Any) -> Any:
+        handler = convert_exception_to_response(innermost)
         for middleware in reversed(API_MIDDLEWARE):
             handler = convert_exception_to_response(middleware(handler))
-        self._middleware_chain = handler
+        return handler
 
 
 class ApiRouter:
