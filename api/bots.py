@@ -1,6 +1,6 @@
 """Bot accounts (docs/api.md, "Bot accounts"): an account with no games may become a bot, for
 good. A bot plays only through the API: the table socket and the pages that seat people refuse
-it (`web_play_refusal`). Whether a bot and a human may play a rated game together is the
+it (accounts.bots.web_play_refusal). Whether a bot and a human may play a rated game together is the
 human's choice (social.services, `bots_rated`); Play now pairs them only then (pairing)."""
 
 from __future__ import annotations
@@ -85,20 +85,6 @@ def bot_upgrade(user: Any) -> User:
         account_changed_on_commit(user.pk)
     user.bot, user.bot_since = True, now
     return User.objects.get(pk=user.pk)
-
-
-def api_only_words() -> str:
-    """Why a bot account may not play from the site (its pages, the table socket)."""
-    return _(
-        "This is a bot account: it plays only through the API (docs/api.md), never from the "
-        "site's pages. It may watch games here."
-    )
-
-
-def web_play_refusal(user: Any) -> str | None:
-    """Words for a bot account logged in on the site that tries to sit down to play (the pages
-    and the table socket refuse it; watching is fine), or None for anyone else."""
-    return api_only_words() if getattr(user, "bot", False) else None
 
 
 def seat_guard(table_id: int, user_id: int, number: int | None, change: str) -> str | None:

@@ -9,8 +9,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.bots import web_play_refusal
 from accounts.services import AccountNotAllowed
-from api.bots import web_play_refusal
 from engine import SettingsError
 from house import services
 from house.forms import PracticeForm

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
-from api.bots import web_play_refusal
+from accounts.bots import web_play_refusal
 from pairing import selectors, services
 from pairing.cells import CellError, cell_of
 

@@ -15,9 +15,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.bots import web_play_refusal
 from accounts.models import User
 from accounts.services import AccountNotAllowed
-from api.bots import web_play_refusal
 from engine import SettingsError
 from ledger.services import LedgerError
 from social import selectors, services

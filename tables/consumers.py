@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from api.bots import api_only_words
+from accounts.bots import api_only_words
 from chat.models import Audience
 from chat.services import ChatError, chat_recent, chat_report, chat_send
 from dominoes_site import db_hop, draining, metrics

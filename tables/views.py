@@ -14,8 +14,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.bots import web_play_refusal
 from accounts.services import AccountNotAllowed
-from api.bots import web_play_refusal
 from engine import SettingsError
 from tables import services, stakes, watching
 from tables.forms import TableForm, mode_rules_data

@@ -122,7 +122,9 @@ def test_a_game_called_off_refunds_and_is_never_rated(pair: list[User]) -> None:
 #: keeps the tables' stakes through tables/stakes.py (tests/tables/test_stake_keeper.py); and the
 #: house, which hears every turn (and offers the rematch when a game ends): its socket messages
 #: and lobby form are added from its ready() (tables.consumers.add_handler, views.LOBBY_FORMS).
-SUBSCRIBERS = ("gym", "history", "ledger", "ratings", "tournaments", "staff", "house")
+#: The API: its seat guard (bots at rated tables) is added from its ready() (SEAT_GUARDS), and
+#: the words a bot account is refused in at the table are accounts.bots'.
+SUBSCRIBERS = ("gym", "history", "ledger", "ratings", "tournaments", "staff", "house", "api")
 
 
 def _imports(path: Path) -> set[str]:
