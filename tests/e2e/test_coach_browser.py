@@ -132,7 +132,11 @@ def test_asking_for_a_review_and_stepping_through_it(
     again.wait_for_selector("#review[data-ready='true']")
     assert again.locator("#review").get_attribute("data-status") == "done"
     assert "Decisión siguiente" in again.locator("#review").inner_text()
-    again.locator('[data-decision="next"]').click()
+    # By keyboard (focus, Enter): a click at a pointer position can miss while the bar docks
+    # at the bottom of the window (coach.js dockNav) as the page scrolls to the button.
+    again.locator('[data-decision="next"]').focus()
+    again.keyboard.press("Enter")
+    again.wait_for_selector("#review[data-decision='0']")
     assert "Jugaste" in again.locator("#review-words").inner_text()
     fits(again)
     shot(again.locator("#review"), "coach-review-es-375")
