@@ -45,6 +45,7 @@ class _Shared:
         self.lock = threading.Lock()
         self.down_until = 0.0
         self.failing = False
+        self.scripts: dict[int, Any] = {}  # registered scripts, by the client they run on
 
 
 _SHARED: dict[tuple[str, ...], _Shared] = {}
@@ -126,19 +127,28 @@ class HouseRedisCache(RedisCache):
 
     def count_window(self, key: str, previous: str, timeout: int) -> tuple[int, int]:
         """One more in the count at `key` (made, kept `timeout` seconds, when it is new), and
-        the count at `previous`: one round trip (a MULTI/EXEC), for the rate limits
-        (dominoes_site.limits), which a request made three of otherwise. An outage counts
-        afresh: (1, 0)."""
+        the count at `previous`: one command (`COUNT_WINDOW`, a script Redis runs whole), for
+        the rate limits (dominoes_site.limits), which a request made three round trips of
+        otherwise. An outage counts afresh: (1, 0)."""
 
         def call() -> tuple[int, int]:
             now_key = self.make_and_validate_key(key)
             before_key = self.make_and_validate_key(previous)
             client = self._cache.get_client(now_key, write=True)
-            with client.pipeline(transaction=True) as pipe:
-                pipe.set(now_key, 0, ex=timeout, nx=True)
-                pipe.incr(now_key)
-                pipe.get(before_key)
-                _made, count, before = pipe.execute()
-            return int(count), int(before or 0)
+            script = self._shared.scripts.get(id(client))
+            if script is None:
+                script = self._shared.scripts[id(client)] = client.register_script(COUNT_WINDOW)
+            count, before = script(keys=[now_key, before_key], args=[timeout], client=client)
+            return int(count), int(before)
 
         return self._try(call, (1, 0))
+
+
+#: KEYS[1]: this window's count, made with its expiry (ARGV[1] seconds) when new; KEYS[2]: the
+#: window before's. Django's Redis cache keeps an int as its digits, so INCR and GET read the
+#: same counts that cache.incr and cache.get do.
+COUNT_WINDOW = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return {n, tonumber(redis.call('GET', KEYS[2]) or '0') or 0}
+"""

@@ -78,8 +78,9 @@ def test_every_cache_object_shares_the_client_and_the_outage() -> None:
 
 
 def test_a_rate_limit_counts_in_one_round_trip_and_every_count_expires() -> None:
-    """limits.take on Redis: one MULTI/EXEC a request (not an add, an incr and a get), the
-    same counts as before, and a count key never left without its expiry."""
+    """limits.take on Redis: one command a request (a script: not an add, an incr and a get,
+    nor a MULTI/EXEC of them), the same counts as before, and a count key never left without
+    its expiry."""
     from dominoes_site import limits
 
     client = redis.Redis.from_url(settings.REDIS_URL)
@@ -89,13 +90,19 @@ def test_a_rate_limit_counts_in_one_round_trip_and_every_count_expires() -> None
 
     caches["default"]._shared.down_until = 0.0  # an outage another test made is over
     try:
-        incr, exec_ = calls("incrby"), calls("exec")
-        at = 1_000_000.0  # the start of a 60 s window
+        before = {c: calls(c) for c in ("incr", "evalsha", "eval", "exec")}
+        at = 60 * 16_666.0  # the start of a 60 s window
         allowances = [limits.take("one-trip", 3, 60, now=at + i) for i in range(5)]
-        assert calls("incrby") - incr == 5  # one count each
-        assert calls("exec") - exec_ >= 5  # each in its own MULTI/EXEC: one round trip
+        made = {c: calls(c) - n for c, n in before.items()}
+        assert made["incr"] == 5  # one count each, in the script
+        assert made["evalsha"] + made["eval"] == 5  # each one command: one round trip
+        assert made["exec"] == 0
         assert [a.allowed for a in allowances] == [True, True, True, False, False]
         assert [a.remaining for a in allowances[:3]] == [2, 1, 0]
+        # The next window reads this one's count: at its start all 5 still weigh in.
+        later = limits.take("one-trip", 3, 60, now=at + 60)
+        assert (later.allowed, later.remaining) == (False, 0)
+        assert limits.take("one-trip", 3, 60, now=at + 179).allowed  # two windows on: room
         keys = client.keys("*limit:one-trip:*")
         assert keys and all(0 < client.ttl(k) <= 121 for k in keys)
     finally:
