@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
@@ -45,14 +45,43 @@ class _Shared:
         self.lock = threading.Lock()
         self.down_until = 0.0
         self.failing = False
-        self.scripts: dict[int, Any] = {}  # registered scripts, by the client they run on
+        self._count_window: Any = None
+
+    def count_window_script(self, cache_client: Any) -> Any:
+        """`COUNT_WINDOW`, registered once, on the writable server's client."""
+        if self._count_window is None:
+            client = cache_client.get_client(None, write=True)
+            self._count_window = client.register_script(COUNT_WINDOW)
+        return self._count_window
 
 
 _SHARED: dict[tuple[str, ...], _Shared] = {}
 _SHARED_LOCK = threading.Lock()
 
 
+class HouseRedisCacheClient(RedisCacheClient):
+    """Django's client, keeping one redis.Redis for each server's pool: Django's makes a new one
+    (a few dozen attributes, its own response callbacks) at every cache call, which was most of
+    the CPU of a cache read or a rate-limit count. redis.Redis over a pool is thread-safe."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, Any] = {}
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        index = self._get_connection_pool_index(write)
+        client = self._clients.get(index)
+        if client is None:
+            pool = self._get_connection_pool(write)
+            client = self._clients.setdefault(index, self._client(connection_pool=pool))
+        return client
+
+
 class HouseRedisCache(RedisCache):
+    def __init__(self, server: Any, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = HouseRedisCacheClient
+
     @property
     def _shared(self) -> _Shared:
         key = tuple(self._servers)
@@ -134,11 +163,9 @@ class HouseRedisCache(RedisCache):
         def call() -> tuple[int, int]:
             now_key = self.make_and_validate_key(key)
             before_key = self.make_and_validate_key(previous)
-            client = self._cache.get_client(now_key, write=True)
-            script = self._shared.scripts.get(id(client))
-            if script is None:
-                script = self._shared.scripts[id(client)] = client.register_script(COUNT_WINDOW)
-            count, before = script(keys=[now_key, before_key], args=[timeout], client=client)
+            count, before = self._shared.count_window_script(self._cache)(
+                keys=[now_key, before_key], args=[timeout]
+            )
             return int(count), int(before)
 
         return self._try(call, (1, 0))

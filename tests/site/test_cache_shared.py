@@ -107,3 +107,25 @@ def test_a_rate_limit_counts_in_one_round_trip_and_every_count_expires() -> None
         assert keys and all(0 < client.ttl(k) <= 121 for k in keys)
     finally:
         client.close()
+
+
+def test_a_cache_call_makes_no_new_redis_client(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Django's Redis cache made a redis.Redis for every call (most of a rate-limit count's
+    CPU); here each process keeps one a server."""
+    from dominoes_site import limits
+
+    caches["default"]._shared.down_until = 0.0  # an outage another test made is over
+    cache.set("one-client", 1)  # the client made, if no test made it before
+    made: list[int] = []
+    real = redis.Redis.__init__
+
+    def counted(self: redis.Redis, *args: object, **kwargs: object) -> None:
+        made.append(1)
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(redis.Redis, "__init__", counted)
+    for n in range(10):
+        cache.set(f"one-client:{n}", n)
+        assert cache.get(f"one-client:{n}") == n
+        limits.take("one-client", 100, 60)
+    assert made == []
