@@ -81,6 +81,7 @@ class GroupListener:
         self.layer = get_channel_layer()
         self.channel = ""
         self.groups: set[str] = set()
+        self.pending: asyncio.Future[dict[str, Any]] | None = None
 
     async def open(self) -> None:
         self.channel = await self.layer.new_channel("api.")
@@ -101,15 +102,24 @@ class GroupListener:
             await self.layer.group_discard(group, self.channel)
 
     async def receive(self, timeout: float) -> dict[str, Any] | None:
-        try:
-            message: dict[str, Any] = await asyncio.wait_for(
-                self.layer.receive(self.channel), timeout
-            )
-        except TimeoutError:
+        """The next message, or None after `timeout` seconds without one. One receive from the
+        layer stays pending across the waits: a wait that times out leaves it be (cancelling a
+        layer's receive at every tick of every stream, as wait_for did, cost more than the
+        messages)."""
+        if self.pending is None:
+            self.pending = asyncio.ensure_future(self.layer.receive(self.channel))
+        done, _ = await asyncio.wait({self.pending}, timeout=timeout)
+        if not done:
             return None
+        received, self.pending = self.pending, None
+        message: dict[str, Any] = received.result()
         return message
 
     async def close(self) -> None:
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            pending.cancel()  # its end is read (and dropped) when it comes
+            pending.add_done_callback(lambda done: done.cancelled() or done.exception())
         for group in list(self.groups):
             with suppress(Exception):  # the layer may be away; its groups expire
                 await self.leave(group)

@@ -310,3 +310,31 @@ async def test_open_streams_are_counted_for_operators(alice: Any, bob: Any) -> N
     assert metrics.value("dominoes_api_streams_open", {"kind": "game"}) == before + 1
     await stream.close()  # the client goes
     assert metrics.value("dominoes_api_streams_open", {"kind": "game"}) == before
+
+
+async def test_a_quiet_stream_keeps_one_receive_pending_across_its_ticks() -> None:
+    """A stream waits for its next message a tick at a time (to see a drain, to send a
+    keepalive): the layer's receive stays pending across the ticks, not cancelled and made again
+    at each (which cost more than the messages, bench/api_load.py)."""
+    listener = streams.GroupListener()
+    await listener.open()
+    calls: list[str] = []
+    real = listener.layer.receive
+
+    async def receive(channel: str) -> dict[str, Any]:
+        calls.append(channel)
+        return await real(channel)  # type: ignore[no-any-return]
+
+    listener.layer = type("Counted", (), {"receive": staticmethod(receive)})()
+    try:
+        for _ in range(5):
+            assert await listener.receive(0.01) is None
+        assert calls == [listener.channel]
+        await real.__self__.send(listener.channel, {"type": "table.update", "seq": 1})
+        assert (await listener.receive(5)) == {"type": "table.update", "seq": 1}
+        assert await listener.receive(0.01) is None
+        assert len(calls) == 2
+    finally:
+        listener.layer = real.__self__
+        await listener.close()
+    assert listener.pending is None
