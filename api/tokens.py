@@ -6,6 +6,8 @@ import datetime as dt
 import functools
 import hashlib
 import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,9 +89,11 @@ class Bearer:
 
 #: Tokens this process found lately, by digest: who they speak for, the account's generation
 #: (`User.socket_generation`) when they were read, and when this process last noted their use.
-_FOUND: dict[str, tuple[Bearer, str, dt.datetime]] = {}
-#: The most tokens kept (the whole table is forgotten past it).
+#: Least recently used first.
+_FOUND: OrderedDict[str, tuple[Bearer, str, dt.datetime]] = OrderedDict()
+#: The most tokens kept (past it, the least recently used is forgotten).
 FOUND_MOST = 10_000
+_FOUND_LOCK = threading.Lock()
 
 
 @functools.cache
@@ -128,14 +132,20 @@ def token_bearer(
         return None
     digest = digest_of(secret)
     now = now or timezone.now()
-    found = _FOUND.get(digest) if recent else None
+    found = None
+    if recent:
+        with _FOUND_LOCK:  # the event loop's thread and the sync views' thread both use it
+            found = _FOUND.get(digest)
+            if found is not None:
+                _FOUND.move_to_end(digest)
     generation = ""
     if found is not None:
         with connection.cursor() as cursor:
             cursor.execute(_live_sql(), [digest])
             row = cursor.fetchone()
         if row is None:
-            _FOUND.pop(digest, None)
+            with _FOUND_LOCK:
+                _FOUND.pop(digest, None)
             return None
         generation = str(row[0] or "")
     if found is not None and generation and found[1] == generation:
@@ -151,11 +161,13 @@ def token_bearer(
         bearer = Bearer(user=token.user, scopes=frozenset(token.scopes), token_id=token.pk)
         noted = token.last_used_at or now - LAST_USED_EVERY
         generation = token.user.socket_generation or ""
-        if len(_FOUND) >= FOUND_MOST:
-            _FOUND.clear()
     if now - noted >= LAST_USED_EVERY:
         AccessToken.objects.filter(pk=bearer.token_id).update(last_used_at=now)
         noted = now
     if generation:
-        _FOUND[digest] = (bearer, generation, noted)
+        with _FOUND_LOCK:
+            _FOUND[digest] = (bearer, generation, noted)
+            _FOUND.move_to_end(digest)
+            while len(_FOUND) > FOUND_MOST:
+                _FOUND.popitem(last=False)
     return bearer

@@ -177,3 +177,22 @@ def test_a_token_read_a_moment_ago_costs_one_statement_and_still_hears_every_cha
 
     token_revoke(user=alice, token_id=AccessToken.objects.get(user=alice).pk)
     assert token_bearer(secret, recent=True) is None
+
+
+def test_the_tokens_found_lately_forget_the_least_recently_used_first(
+    alice: Any, bob: Any, make_user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process keeps at most FOUND_MOST tokens found lately; past it, the one used longest
+    ago is forgotten (and costs a full read again), not the whole table."""
+    from api import tokens
+
+    monkeypatch.setattr(tokens, "_FOUND", tokens.OrderedDict())
+    monkeypatch.setattr(tokens, "FOUND_MOST", 2)
+    carol = make_user("Carol")
+    given = [token_for(user, "play") for user in (alice, bob, carol)]
+    digests = [tokens.digest_of(s) for s in given]
+    assert tokens.token_bearer(given[0], recent=True) is not None
+    assert tokens.token_bearer(given[1], recent=True) is not None
+    assert tokens.token_bearer(given[0], recent=True) is not None  # alice's: used again
+    assert tokens.token_bearer(given[2], recent=True) is not None
+    assert list(tokens._FOUND) == [digests[0], digests[2]]  # bob's, used longest ago, went
