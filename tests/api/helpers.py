@@ -9,6 +9,20 @@ from django.test import Client
 
 from api.tokens import token_create
 
+#: Headers an /api/ answer carries the same through every way in (tests/api/test_asgi.py,
+#: tests/api/test_move_route.py).
+SHARED_HEADERS = (
+    "Content-Type",
+    "Content-Language",
+    "Content-Security-Policy",
+    "Permissions-Policy",
+    "X-Content-Type-Options",
+    "Referrer-Policy",
+    "Cross-Origin-Opener-Policy",
+    "X-RateLimit-Limit",
+    "X-RateLimit-Bucket",
+)
+
 
 def token_for(user: Any, *scopes: str, name: str = "my bot") -> str:
     return token_create(user=user, name=name, scopes=list(scopes or ("read",)))[1]

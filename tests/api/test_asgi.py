@@ -12,19 +12,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import HttpCommunicator
 
 from dominoes_site.asgi import application
-from tests.api.helpers import call, token_for
-
-SHARED_HEADERS = (
-    "Content-Type",
-    "Content-Language",
-    "Content-Security-Policy",
-    "Permissions-Policy",
-    "X-Content-Type-Options",
-    "Referrer-Policy",
-    "Cross-Origin-Opener-Policy",
-    "X-RateLimit-Limit",
-    "X-RateLimit-Bucket",
-)
+from tests.api.helpers import SHARED_HEADERS, call, token_for
 
 
 async def asgi(

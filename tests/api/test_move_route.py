@@ -24,26 +24,18 @@ from dominoes_site import db_hop, limits
 from engine import GameState
 from tables import services
 from tables.models import Game, Table
-from tests.api.helpers import token_for
+from tests.api.helpers import SHARED_HEADERS, token_for
 from tests.history.helpers import start_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 COMPARED = (
-    "Content-Type",
-    "Content-Language",
-    "Content-Security-Policy",
-    "Permissions-Policy",
-    "X-Content-Type-Options",
-    "Referrer-Policy",
-    "Cross-Origin-Opener-Policy",
+    *SHARED_HEADERS,
     "Vary",
     "WWW-Authenticate",
     "Retry-After",
-    "X-RateLimit-Limit",
     "X-RateLimit-Remaining",
     "X-RateLimit-Reset",
-    "X-RateLimit-Bucket",
 )
 #: The rate limiter's clock, stopped, so that both ways count in the same instant.
 NOW = 1_800_000_030.0
@@ -108,21 +100,25 @@ def twin_tables(players: list[list[Any]], monkeypatch: pytest.MonkeyPatch) -> li
     return tables
 
 
+@pytest.fixture
+def twins(
+    alice: Any, bob: Any, make_user: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[list[Any]], list[Table]]:
+    """Alice and Bob at one table, Carol and Dave at its twin, dealt alike."""
+    pairs = [[alice, bob], [make_user("Carol"), make_user("Dave")]]
+    return pairs, twin_tables(pairs, monkeypatch)
+
+
 def body(**fields: Any) -> bytes:
     return json.dumps(fields).encode()
 
 
 async def test_the_lean_route_answers_every_request_of_a_hand_as_the_operation_does(
-    alice: Any,
-    bob: Any,
-    make_user: Callable[..., Any],
     handlers: tuple[ApiHandler, ApiHandler, list[str]],
-    monkeypatch: pytest.MonkeyPatch,
+    twins: tuple[list[list[Any]], list[Table]],
 ) -> None:
     lean, operation, handed = handlers
-    carol, dave = [await sync_to_async(make_user)(name) for name in ("Carol", "Dave")]
-    pairs = [[alice, bob], [carol, dave]]
-    tables = await sync_to_async(twin_tables)(pairs, monkeypatch)
+    pairs, tables = twins
     play = [[await sync_to_async(token_for)(u, "play") for u in pair] for pair in pairs]
     read = [await sync_to_async(token_for)(pair[0], "read") for pair in pairs]
     via = [lean, operation]
@@ -178,16 +174,11 @@ async def test_the_lean_route_answers_every_request_of_a_hand_as_the_operation_d
 
 
 async def test_what_the_lean_route_does_not_take_as_it_is_goes_to_the_operation(
-    alice: Any,
-    bob: Any,
-    make_user: Callable[..., Any],
     handlers: tuple[ApiHandler, ApiHandler, list[str]],
-    monkeypatch: pytest.MonkeyPatch,
+    twins: tuple[list[list[Any]], list[Table]],
 ) -> None:
     lean, operation, handed = handlers
-    carol, dave = [await sync_to_async(make_user)(name) for name in ("Carol", "Dave")]
-    pairs = [[alice, bob], [carol, dave]]
-    tables = await sync_to_async(twin_tables)(pairs, monkeypatch)
+    pairs, tables = twins
     play = [[await sync_to_async(token_for)(u, "play") for u in pair] for pair in pairs]
     game = await Game.objects.aget(table=tables[0], number=1)
     state = GameState.from_json(game.state)
@@ -229,16 +220,12 @@ async def test_what_the_lean_route_does_not_take_as_it_is_goes_to_the_operation(
 
 
 async def test_over_the_limit_and_while_the_database_restarts_the_answers_are_the_same(
-    alice: Any,
-    bob: Any,
-    make_user: Callable[..., Any],
     handlers: tuple[ApiHandler, ApiHandler, list[str]],
+    twins: tuple[list[list[Any]], list[Table]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     lean, operation, handed = handlers
-    carol, dave = [await sync_to_async(make_user)(name) for name in ("Carol", "Dave")]
-    pairs = [[alice, bob], [carol, dave]]
-    tables = await sync_to_async(twin_tables)(pairs, monkeypatch)
+    pairs, tables = twins
     play = [await sync_to_async(token_for)(pair[1], "play") for pair in pairs]
     game = await Game.objects.aget(table=tables[0], number=1)
     sent = body(version=game.version, action={"type": "pass"})
