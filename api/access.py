@@ -61,6 +61,11 @@ class ApiError(Exception):
         return extra
 
 
+def unavailable() -> ApiError:
+    """The answer while the database restarts (db_hop.DatabaseUnavailable): nothing was done."""
+    return ApiError(503, "unavailable", _("The house is restarting: try again in a moment."))
+
+
 @dataclass(frozen=True)
 class Caller:
     """The request's caller: a player through a token, or nobody (a public read)."""
@@ -171,9 +176,7 @@ class AsyncTokenAuth(TokenAuth):
         try:
             return await db_hop.run(self.authenticate, request, token)
         except db_hop.DatabaseUnavailable as exc:
-            raise ApiError(
-                503, "unavailable", _("The house is restarting: try again in a moment.")
-            ) from exc
+            raise unavailable() from exc
 
 
 class Anyone:

@@ -32,18 +32,14 @@ from typing import Any
 
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponseBase
-from django.utils.translation import gettext as _
 
-from api.access import ApiError, AsyncTokenAuth
+from api.access import ApiError, AsyncTokenAuth, unavailable
+from api.schemas import MOST_ID, WHOLE
 from api.tokens import TOKEN_PREFIX
 
 MOVE_PATH = re.compile(r"/api/tables/([1-9][0-9]{0,9})/move")
-#: The largest table id the operation's path takes (api.routes.tables.TableId).
-MOST_TABLE = 2**31 - 1
 #: A move's body is a few dozen bytes; a larger one goes to Django's handler.
 MOST_BODY = 16 * 1024
-#: The largest version the operation's body takes (api.routes.tables.WHOLE).
-WHOLE = 2**53 - 1
 
 _PLAY = AsyncTokenAuth("play")
 
@@ -73,7 +69,7 @@ def plain_move(scope: dict[str, Any], body: bytes) -> PlainMove | None:
     if scope.get("method") != "POST" or found is None or len(body) > MOST_BODY:
         return None
     table_id = int(found[1])
-    if table_id > MOST_TABLE:
+    if table_id > MOST_ID:  # the bounds are the operation's own (api.routes.tables)
         return None
     authorization = [v for k, v in scope.get("headers", ()) if k.lower() == b"authorization"]
     if len(authorization) != 1:
@@ -122,10 +118,7 @@ async def answer(request: HttpRequest) -> HttpResponseBase:
     try:
         version = await db_hop.run(_act, request, move, request.move_arrived)  # type: ignore[attr-defined]
     except db_hop.DatabaseUnavailable:
-        return _api_error(
-            request,
-            ApiError(503, "unavailable", _("The house is restarting: try again in a moment.")),
-        )
+        return _api_error(request, unavailable())
     except ApiError as exc:
         return _api_error(request, exc)
     return api.create_response(

@@ -9,6 +9,11 @@ from typing import Any
 from ninja import Schema
 from pydantic import Field
 
+#: Ids in paths and bodies: a database integer.
+MOST_ID = 2**31 - 1
+#: Versions, seats, hands and sequence numbers: any whole number a JSON client keeps exactly.
+WHOLE = 2**53 - 1
+
 
 class Problem(Schema):
     """Every refusal: a code to act on, and a message in words (in the Accept-Language)."""

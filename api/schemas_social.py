@@ -12,14 +12,11 @@ from typing import Any
 from ninja import Schema
 from pydantic import Field
 
-from api.schemas import PlayerRef, Problem
+from api.schemas import MOST_ID, PlayerRef, Problem
 from ledger.services import MAX_BUNDLE_ITEM, MAX_STAKE
 from pairing import cells
 from tables.forms import SHAPES, TableForm
 from tables.models import MODE_CHOICES
-
-#: Ids in paths and bodies: a database integer.
-MOST_ID = 2**31 - 1
 
 
 def _choices(values: list[str] | tuple[str, ...], name: str) -> type[enum.StrEnum]:

@@ -14,8 +14,8 @@ from django.utils.translation import gettext_noop
 from ninja import Path, Query, Router, Schema
 from pydantic import Field
 
-from api.access import ApiError, caller, needs, needs_async
-from api.schemas import Problem
+from api.access import ApiError, caller, needs, needs_async, unavailable
+from api.schemas import MOST_ID, WHOLE, Problem
 from api.streams import GameStream, ndjson_response, still_allowed
 from tables import presence, services
 from tables.models import Table
@@ -31,8 +31,7 @@ REFUSALS: dict[int | str, Any] = {
     503: Problem,
 }
 NDJSON = "application/x-ndjson"
-WHOLE = 2**53 - 1
-TableId = Path(..., ge=1, le=2**31 - 1, description="The table's id.")
+TableId = Path(..., ge=1, le=MOST_ID, description="The table's id.")
 
 #: TableError codes and the status they are answered with (anything else: 409, the game's
 #: state refused it: not your turn, a stale version, an illegal move, ...).
@@ -198,9 +197,7 @@ async def move(request: HttpRequest, body: Move, table_id: int = TableId) -> dic
             arrived_at=arrived,
         )
     except db_hop.DatabaseUnavailable as exc:
-        raise ApiError(
-            503, "unavailable", _("The house is restarting: try again in a moment.")
-        ) from exc
+        raise unavailable() from exc
     return {"type": "ack", "version": result.version, "request_id": body.request_id}
 
 
