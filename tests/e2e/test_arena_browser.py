@@ -101,6 +101,21 @@ def no_sideways_scroll(page: Any, what: str, found: list[str]) -> None:
     page.evaluate(TWO_FRAMES)
 
 
+def scroll_to(page: Any, selector: str) -> None:
+    """Scroll the live part's `selector` into view in one call in the page: a frame may re-draw
+    the live part at any moment, and a located element can be replaced before a second step
+    (Playwright's own scroll) reaches it."""
+    page.wait_for_function(
+        """selector => {
+            const found = document.querySelector(selector);
+            if (!found) return false;
+            found.scrollIntoView({block: "nearest"});
+            return true;
+        }""",
+        arg=selector,
+    )
+
+
 def open_event(page: Any, url: str, tournament: Tournament) -> None:
     page.goto(f"{url}/tournaments/{tournament.pk}/")
     page.wait_for_function(WATCHING)
@@ -237,7 +252,7 @@ def test_an_arena_from_join_to_prizes_in_two_browsers(
         assert [row[1] for row in row_texts(page)] == ["Alice", "Bob"]  # who joined first
     screenshot(phone, "arena-running-phone")
     screenshot(desk, "arena-running-desktop")
-    desk.locator("#arena-me").scroll_into_view_if_needed()
+    scroll_to(desk, "#arena-me")
     screenshot(desk, "arena-me-game-desktop", full_page=False)
 
     # Each goes to their table: Alice by her arena panel's link, Bob by the page's notice.
@@ -310,9 +325,9 @@ def test_an_arena_from_join_to_prizes_in_two_browsers(
     screenshot(phone, "arena-scored-phone")
     screenshot(desk, "arena-scored-desktop")
     for page in (phone, desk):
-        page.locator("#arena").scroll_into_view_if_needed()
+        scroll_to(page, "#arena")
     screenshot(phone, "arena-standings-phone", full_page=False)
-    top.locator("#arena-me").scroll_into_view_if_needed()
+    scroll_to(top, "#arena-me")
     screenshot(top, "arena-me-winner", full_page=False)
     no_sideways_scroll(desk, "the running arena's page", wide)
 
@@ -326,7 +341,7 @@ def test_an_arena_from_join_to_prizes_in_two_browsers(
         "() => !!document.querySelector('#arena-rows tr.paused')",
     )
     assert "paused" in row_texts(standings)[1][1]
-    bottom.locator("#arena-me").scroll_into_view_if_needed()
+    scroll_to(bottom, "#arena-me")
     screenshot(bottom, "arena-me-paused", full_page=False)
     screenshot(standings, "arena-paused-row-desktop")
     bottom.locator("#arena-back").click()
@@ -411,7 +426,7 @@ def test_the_panel_offers_berserk_at_a_gym_arena_on_the_clock(
     assert panel.locator("#berserk-later").inner_text() == (
         "Once you have both pressed Ready, you can berserk here, before your first move."
     )
-    panel.scroll_into_view_if_needed()
+    scroll_to(pages["phone"], "#arena-me")
     screenshot(pages["phone"], "arena-me-berserk-waiting-phone", full_page=False)
 
     # The game is on (both pressed Ready; the beat saw it): the panel offers berserk.
@@ -428,7 +443,7 @@ def test_the_panel_offers_berserk_at_a_gym_arena_on_the_clock(
         assert "your own turn clock drops to 10 s, and a win scores 1 point more" in (
             panel.inner_text()
         )
-        panel.scroll_into_view_if_needed()
+        scroll_to(page, "#arena-me")
         screenshot(page, f"arena-me-berserk-{size}", full_page=False)
     # Alice berserks, by keyboard.
     page = pages["desktop"]
@@ -441,7 +456,7 @@ def test_the_panel_offers_berserk_at_a_gym_arena_on_the_clock(
     assert match.berserk == [entry.pk]
     game = Game.objects.get(table_id=match.table_id, number=1)
     assert game.seat_clocks == {str(game.players.index(alice.pk)): 10}
-    page.locator("#arena-me").scroll_into_view_if_needed()
+    scroll_to(page, "#arena-me")
     screenshot(page, "arena-me-berserked-desktop", full_page=False)
 
     # Bob berserks at the table itself, with its own button (a confirmation first).
@@ -537,7 +552,7 @@ def test_a_club_battle_shows_its_clubs_live(live_server_url: str, new_page: Any)
     for size in ("phone", "desktop"):
         page.set_viewport_size({"width": WIDTHS[size][0], "height": WIDTHS[size][1]})
         no_sideways_scroll(page, f"the battle at the {size} size", wide)
-        page.locator("#arena-clubs").scroll_into_view_if_needed()
+        scroll_to(page, "#arena-clubs")
         screenshot(page, f"arena-battle-{size}", full_page=False)
     assert wide == []
     assert errors == []
