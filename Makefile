@@ -20,11 +20,15 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt | $(BIN)/python
 	touch $@ $(VENV)/.runtime
 
 ## make run [DEMO=1] [PORT=8000]: migrate, start web + worker + beat, print the URL.
+## Both commands first compile the rules' hot path where a C compiler is found (native/build.py:
+## once per change of the engine; pure Python otherwise, the same rules).
 run: $(VENV)/.runtime
+	$(BIN)/python native/build.py
 	$(BIN)/python -m dominoes_site.run $(if $(filter 1 yes true,$(DEMO)),--demo,) $(if $(PORT),--port $(PORT),)
 
 ## make test: install what the tests need and run the whole suite.
 test: $(VENV)/.dev
+	$(BIN)/python native/build.py
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.dev
@@ -37,4 +41,4 @@ format: $(VENV)/.dev
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf var/test-*.sqlite3* .pytest_cache .mypy_cache .ruff_cache
+	rm -rf var/test-*.sqlite3* .pytest_cache .mypy_cache .ruff_cache build

@@ -9,6 +9,12 @@ The two take turns, round after round (R rounds each, interleaved, so that a mac
 slows both alike); each round's ratio is ours/theirs over the same seed. Prints hands/second for
 each (median of the rounds), the median ratio with the lowest and highest, and the size of a
 serialised mid-game state.
+
+Both sides pick each move the same way, uniformly among the legal ones with one ``random()``
+(``pick``), so that the bench times the engines and not the way a move is chosen; before
+2026-12-03 ours used ``random.choice`` and theirs the package's random player (a sort with a
+Python key per move). Our engine runs compiled when native/build.py has built it (see
+engine/_native.py; ``DOMINOES_ENGINE=pure`` times the pure Python); the first line says which.
 """
 
 from __future__ import annotations
@@ -25,43 +31,47 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import dominoes  # type: ignore[import-untyped]
 
+import engine
 from engine import GameState, Phase, TableSettings, full_set
 
 SETTINGS = TableSettings.build("citizen", players=4)
 BONES = full_set(6)
+AWAITING_DEAL, PLAYING, CHOOSING = Phase.AWAITING_DEAL, Phase.PLAYING, Phase.CHOOSING_DOUBLES
 
 
 def ours(hands: int, seed: int) -> int:
     """Play ``hands`` random hands; return the number of actions applied."""
     rng = random.Random(seed)
-    choice = rng.choice
+    pick = rng.random
     shuffle = rng.shuffle
     actions = 0
     done = 0
     state = GameState.new(SETTINGS)
     while done < hands:
-        if state.phase is not Phase.AWAITING_DEAL:
+        if state.phase is not AWAITING_DEAL:
             state = GameState.new(SETTINGS)
         order = BONES[:]
         shuffle(order)
         state.deal(order)
-        if state.phase is Phase.AWAITING_DEAL:
+        if state.phase is AWAITING_DEAL:
             continue  # a redeal (never with 4 x 7, where every double is dealt)
-        while state.phase is Phase.PLAYING or state.phase is Phase.CHOOSING_DOUBLES:
-            state.apply(choice(state.legal_actions()))
+        while state.phase is PLAYING or state.phase is CHOOSING:
+            legal = state.legal_actions()
+            state.apply(legal[int(pick() * len(legal))])
             actions += 1
         done += 1
     return actions
 
 
 def theirs(hands: int, seed: int) -> int:
-    random.seed(seed)
+    random.seed(seed)  # the package deals with the module's generator
+    pick = random.Random(seed).random
     moves = 0
     for _ in range(hands):
         game = dominoes.Game.new()
         while game.result is None:
-            dominoes.players.random(game)
-            game.make_move(*game.valid_moves[0])
+            valid = game.valid_moves
+            game.make_move(*valid[int(pick() * len(valid))])
             moves += 1
     return moves
 
@@ -110,7 +120,10 @@ def main() -> int:
         their_rates.append(their_rate)
         ratios.append(ours_rate / their_rate)
     size4, size2 = mid_game_state_size(args.seed)
-    print(f"hands per round: {args.hands}, {args.repeat} interleaved rounds, seed {args.seed}")
+    print(
+        f"hands per round: {args.hands}, {args.repeat} interleaved rounds, seed {args.seed};"
+        f" our engine {'compiled' if engine.COMPILED else 'pure Python'}"
+    )
     print(
         f"engine:   {median(ours_rates):9.0f} hands/s median"
         f"  ({our_actions / args.hands:.1f} actions/hand)"

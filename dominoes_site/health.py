@@ -1,4 +1,6 @@
-"""`/healthz`: is the database, the channel layer and the broker reachable? For operators."""
+"""`/healthz`: is the database, the channel layer and the broker reachable? For operators. It
+also says whether this process runs the rules engine compiled or as pure Python (both are
+healthy: pure Python is the same rules, slower; see docs/engine.md)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connections
 from django.http import HttpRequest, JsonResponse
+
+import engine
 
 
 def _check_database() -> dict[str, Any]:
@@ -66,6 +70,10 @@ def healthz(request: HttpRequest) -> JsonResponse:
             report[name] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:300]}
         report[name]["ms"] = round((time.perf_counter() - started) * 1000, 1)
     return JsonResponse(
-        {"status": "ok" if healthy else "failing", "checks": report},
+        {
+            "status": "ok" if healthy else "failing",
+            "checks": report,
+            "engine": "compiled" if engine.COMPILED else "pure",
+        },
         status=200 if healthy else 503,
     )

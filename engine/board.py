@@ -79,7 +79,7 @@ class Board:
         """The ends total (the count) right now."""
 
     def copy(self) -> Board:
-        other = Board.__new__(Board)
+        other = Board(self.spinner_on)
         other.spinner_on = self.spinner_on
         other.lead = self.lead
         other.lead_left = self.lead_left

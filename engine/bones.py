@@ -69,6 +69,9 @@ class Bone:
         object.__setattr__(self, "index", high * (high + 1) // 2 + low)
         object.__setattr__(self, "mask", (1 << high) | (1 << low))
 
+    def __hash__(self) -> int:
+        return self.index  # each bone exists once, so its index is as good as its identity
+
     def __reduce__(self) -> tuple[object, tuple[int, int]]:
         return (Bone.of, (self.high, self.low))
 

@@ -716,8 +716,9 @@ def _simulation_state(seen: SeatView) -> GameState:
     if board.lead is None and len(legal) == 1 and isinstance(legal[0], Play):
         forced = str(legal[0].bone)
     passes = 0
-    if seen.history is not None:
-        for entry in reversed(seen.history):
+    history = seen.history
+    if history is not None:
+        for entry in history[::-1]:
             if entry[0] != "pass":
                 break
             passes += 1

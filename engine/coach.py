@@ -316,9 +316,9 @@ def analyse(view: Mapping[str, Any], *, seed: int, worlds: int = WORLDS) -> Anal
         groups.setdefault(_position_key(seen.board, option.action, i), []).append(i)
     for members in groups.values():
         n = worlds * len(members)
-        value, gained, conceded, won, lost = (
+        value, gained, conceded, won, lost = [
             sum(sums[i][k] for i in members) / n for k in range(5)
-        )
+        ]
         for i in members:
             o = options[i]
             o.estimate, o.gained, o.conceded, o.won, o.lost = value, gained, conceded, won, lost

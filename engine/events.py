@@ -6,6 +6,11 @@ Every event has three JSON forms, all with string keys only:
 * ``to_public()``: what every seat and every spectator may see;
 * ``to_seat(seat)``: what that seat may see (its own private parts added to the public form).
 
+The events made during play write out their ``__init__`` (the same as the dataclass's own): a
+dataclass's generated one runs as Python even in the compiled engine, and one is made for
+nearly every action. ``type`` is a property for the same reason (a class attribute on a
+dataclass does not survive compiling).
+
 Private parts: :class:`Dealt` (each seat's hand), :class:`Drew` (the bone drawn),
 :class:`DoublesToChoose` (which doubles) and :class:`Lead` (the forced lead bone). Hands become
 public only in :class:`HandOver` and :class:`GameOver`, when the hand is over.
@@ -23,7 +28,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from .board import End
 from .bones import Bone
@@ -55,7 +60,11 @@ class Event:
     """Base of all events."""
 
     __slots__ = ()
-    type: ClassVar[str] = "event"
+
+    @property
+    def type(self) -> str:
+        """The event's name on the wire (``"bone_played"``, ...)."""
+        return "event"
 
     def to_dict(self) -> dict[str, Any]:
         """Everything, private parts included: for the server's log only."""
@@ -78,10 +87,18 @@ class Wash(Event):
     ``redeal`` (nobody held a double) or ``reshuffle`` (five or more doubles, reshuffled).
     """
 
-    type: ClassVar[str] = "wash"
     seats: list[int]
     reason: str
     rock: int | None
+
+    def __init__(self, seats: list[int], reason: str, rock: int | None) -> None:
+        self.seats = seats
+        self.reason = reason
+        self.rock = rock
+
+    @property
+    def type(self) -> str:
+        return "wash"
 
     def to_public(self) -> dict[str, Any]:
         return {"type": "wash", "seats": self.seats, "reason": self.reason, "rock": self.rock}
@@ -91,10 +108,18 @@ class Wash(Event):
 class Dealt(Event):
     """A deal: every seat's hand (private to that seat) and the yard's size."""
 
-    type: ClassVar[str] = "dealt"
     deal: int
     hands: list[list[Bone]]
     yard: int
+
+    def __init__(self, deal: int, hands: list[list[Bone]], yard: int) -> None:
+        self.deal = deal
+        self.hands = hands
+        self.yard = yard
+
+    @property
+    def type(self) -> str:
+        return "dealt"
 
     def to_public(self) -> dict[str, Any]:
         return {
@@ -120,9 +145,12 @@ class Dealt(Event):
 class DoublesToChoose(Event):
     """A seat was dealt five or more doubles and must choose: play them for +100, or reshuffle."""
 
-    type: ClassVar[str] = "doubles_to_choose"
     seat: int
     doubles: list[Bone]
+
+    @property
+    def type(self) -> str:
+        return "doubles_to_choose"
 
     def to_public(self) -> dict[str, Any]:
         return {"type": "doubles_to_choose", "seat": self.seat}
@@ -139,11 +167,14 @@ class DoublesToChoose(Event):
 
 @dataclass(slots=True)
 class DoublesChosen(Event):
-    type: ClassVar[str] = "doubles_chosen"
     seat: int
     choice: str
     bonus: int
     """The bonus now at stake (100 when played, 0 when reshuffled)."""
+
+    @property
+    def type(self) -> str:
+        return "doubles_chosen"
 
     def to_public(self) -> dict[str, Any]:
         return {"type": "doubles_chosen", "seat": self.seat, "choice": self.choice,
@@ -156,10 +187,18 @@ class Lead(Event):
     ``highest_double`` (that bone, forced). The forced bone itself is shown only to the leader
     until it is down."""
 
-    type: ClassVar[str] = "lead"
     seat: int
     bone: Bone | None
     reason: str
+
+    def __init__(self, seat: int, bone: Bone | None, reason: str) -> None:
+        self.seat = seat
+        self.bone = bone
+        self.reason = reason
+
+    @property
+    def type(self) -> str:
+        return "lead"
 
     def to_public(self) -> dict[str, Any]:
         return {"type": "lead", "seat": self.seat, "reason": self.reason}
@@ -179,7 +218,6 @@ class BonePlayed(Event):
     """A bone went down: on which end (``None`` for the lead), the ends total after it, and the
     points that total scored (0 when it scored nothing)."""
 
-    type: ClassVar[str] = "bone_played"
     seat: int
     bone: Bone
     end: End | None
@@ -188,6 +226,28 @@ class BonePlayed(Event):
     on_board_now: bool
     lead_left: int | None = None
     """For a lead: the half shown on the left."""
+
+    def __init__(
+        self,
+        seat: int,
+        bone: Bone,
+        end: End | None,
+        count: int,
+        points: int,
+        on_board_now: bool,
+        lead_left: int | None = None,
+    ) -> None:
+        self.seat = seat
+        self.bone = bone
+        self.end = end
+        self.count = count
+        self.points = points
+        self.on_board_now = on_board_now
+        self.lead_left = lead_left
+
+    @property
+    def type(self) -> str:
+        return "bone_played"
 
     def to_public(self) -> dict[str, Any]:
         data = {
@@ -208,12 +268,21 @@ class BonePlayed(Event):
 class Drew(Event):
     """A seat drew the face-down bone at ``position``; the bone is private to that seat."""
 
-    type: ClassVar[str] = "drew"
     seat: int
     position: int
     bone: Bone
     yard: int
     """The yard's size after the draw."""
+
+    def __init__(self, seat: int, position: int, bone: Bone, yard: int) -> None:
+        self.seat = seat
+        self.position = position
+        self.bone = bone
+        self.yard = yard
+
+    @property
+    def type(self) -> str:
+        return "drew"
 
     def to_public(self) -> dict[str, Any]:
         return {"type": "drew", "seat": self.seat, "position": self.position, "yard": self.yard}
@@ -230,8 +299,16 @@ class Drew(Event):
 
 @dataclass(slots=True)
 class Passed(Event):
-    type: ClassVar[str] = "passed"
+    """A seat passed: it could not play, and the yard was empty (or there is none)."""
+
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+
+    @property
+    def type(self) -> str:
+        return "passed"
 
     def to_public(self) -> dict[str, Any]:
         return {"type": "passed", "seat": self.seat}
@@ -242,12 +319,21 @@ class Scored(Event):
     """A side's score went up. ``reason``: ``ends``, ``bonus``, ``count`` (a domino) or
     ``blocked`` (head-to-head, fewest pips)."""
 
-    type: ClassVar[str] = "scored"
     side: int
     points: int
     reason: str
     score: int
     """The side's score after this."""
+
+    def __init__(self, side: int, points: int, reason: str, score: int) -> None:
+        self.side = side
+        self.points = points
+        self.reason = reason
+        self.score = score
+
+    @property
+    def type(self) -> str:
+        return "scored"
 
     def to_public(self) -> dict[str, Any]:
         return {"type": "scored", "side": self.side, "points": self.points,
@@ -258,10 +344,13 @@ class Scored(Event):
 class Bonus(Event):
     """A doubles bonus collected (+50 for four doubles, +100 for five or more)."""
 
-    type: ClassVar[str] = "bonus"
     seat: int
     side: int
     points: int
+
+    @property
+    def type(self) -> str:
+        return "bonus"
 
     def to_public(self) -> dict[str, Any]:
         return {"type": "bonus", "seat": self.seat, "side": self.side, "points": self.points}
@@ -271,10 +360,13 @@ class Bonus(Event):
 class Dumbbell(Event):
     """A Gym turn clock ran out: one more dumbbell, in this turn and in this game."""
 
-    type: ClassVar[str] = "dumbbell"
     seat: int
     in_turn: int
     in_game: int
+
+    @property
+    def type(self) -> str:
+        return "dumbbell"
 
     def to_public(self) -> dict[str, Any]:
         return {"type": "dumbbell", "seat": self.seat, "in_turn": self.in_turn,
@@ -291,7 +383,6 @@ class HandOver(Event):
     ``points`` what it added. ``hands`` shows every hand as it was left.
     """
 
-    type: ClassVar[str] = "hand_over"
     result: str
     seat: int | None
     side: int | None
@@ -299,6 +390,28 @@ class HandOver(Event):
     rounded: int
     points: int
     hands: list[list[Bone]]
+
+    def __init__(
+        self,
+        result: str,
+        seat: int | None,
+        side: int | None,
+        pips: int,
+        rounded: int,
+        points: int,
+        hands: list[list[Bone]],
+    ) -> None:
+        self.result = result
+        self.seat = seat
+        self.side = side
+        self.pips = pips
+        self.rounded = rounded
+        self.points = points
+        self.hands = hands
+
+    @property
+    def type(self) -> str:
+        return "hand_over"
 
     def to_public(self) -> dict[str, Any]:
         return {
@@ -319,7 +432,6 @@ class GameOver(Event):
     in one turn). ``workouts`` (Gym) lists per seat what that player owes (``None``: nothing).
     ``hands`` shows the hands when the game ended in the middle of a hand, else ``None``."""
 
-    type: ClassVar[str] = "game_over"
     winner: int
     skunked: list[int]
     forfeit: int | None
@@ -327,6 +439,10 @@ class GameOver(Event):
     scores: list[int]
     workouts: list[Workout | None] | None
     hands: list[list[Bone]] | None
+
+    @property
+    def type(self) -> str:
+        return "game_over"
 
     def to_public(self) -> dict[str, Any]:
         return {

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final, NoReturn
+from typing import Any, Final, NoReturn, cast
 
 from .actions import (
     Action,
@@ -82,6 +82,14 @@ FORMAT_VERSION: Final = 1
 """Version of :meth:`GameState.to_json`'s format (the ``"v"`` key)."""
 
 _PLAY_TABLE: Final = [_play_table(seat) for seat in range(4)]
+
+# The action classes as constants of this module: compiled, a constant is read at once, where
+# a name imported from a module that is not compiled (actions) is looked up on every use.
+_PLAY: Final = Play
+_PASS: Final = Pass
+_DRAW: Final = Draw
+_TIMEOUT: Final = Timeout
+_DOUBLES_CHOICE: Final = DoublesChoice
 
 FORFEIT_DUMBBELLS: Final = 5
 """Dumbbells in one turn that forfeit the game."""
@@ -222,14 +230,16 @@ class GameState:
         cls,
         settings: TableSettings,
         *,
-        scores: Sequence[int] | None = None,
-        on_board: Sequence[bool] | None = None,
-        rock: int | None = None,
+        scores: Sequence[object] | None = None,
+        on_board: Sequence[object] | None = None,
+        rock: object = None,
     ) -> GameState:
         """A game waiting for its first deal.
 
         ``scores`` and ``on_board`` (one per side) start a game from a given score; ``rock`` gives
         a seat the rock, so it leads the first hand with any bone. Get-on 0: every side is on.
+        They are typed ``object`` because they are checked here, with :class:`SettingsError`:
+        the compiled engine would refuse a wrong type on the way in, with a bare TypeError.
         """
         sides = settings.sides
         if scores is None:
@@ -256,13 +266,14 @@ class GameState:
             on_board = [True] * sides  # get-on 0: everyone is on from the deal
         if rock is not None and (type(rock) is not int or not 0 <= rock < settings.players):
             raise SettingsError("rock", f"the rock is a seat 0 to {settings.players - 1} or null")
-        state = cls.__new__(cls)
+        assert rock is None or type(rock) is int
+        state = cls()
         state._configure(settings)
         n = settings.players
         state.phase = AWAITING_DEAL
         state.to_act = None
-        state.scores = list(scores)
-        state.on_board = list(on_board)
+        state.scores = cast(list[int], list(scores))  # each checked above
+        state.on_board = cast(list[bool], list(on_board))
         state.dumbbells = [0] * n
         state.turn_dumbbells = 0
         state.hands = [[] for _ in range(n)]
@@ -298,7 +309,7 @@ class GameState:
 
     def copy(self) -> GameState:
         """A cheap independent copy (for bots and simulations)."""
-        other = GameState.__new__(GameState)
+        other = GameState()
         other.settings = self.settings
         other._n = self._n
         other._partners = self._partners
@@ -481,19 +492,18 @@ class GameState:
             dbit = 1 << down if down >= 0 else 0
             mask = lbit | rbit | ubit | dbit
             plays: list[Action] = []
-            append = plays.append
             for b in hand:
                 m = b.mask
                 if m & mask:
                     row = table[b.index]
                     if m & lbit:
-                        append(row[1])
+                        plays.append(row[1])
                     if m & rbit:
-                        append(row[2])
+                        plays.append(row[2])
                     if m & ubit:
-                        append(row[3])
+                        plays.append(row[3])
                     if m & dbit:
-                        append(row[4])
+                        plays.append(row[4])
             if plays:
                 return plays
             if self.yard:
@@ -510,15 +520,15 @@ class GameState:
         """Apply one action and return what happened. On any error (an :class:`ActionError`) the
         state is exactly as it was."""
         kind = type(action)
-        if kind is Play:
+        if kind is _PLAY:
             return self._play(action)  # type: ignore[arg-type]
-        if kind is Pass:
+        if kind is _PASS:
             return self._pass(action)  # type: ignore[arg-type]
-        if kind is Draw:
+        if kind is _DRAW:
             return self._draw(action)  # type: ignore[arg-type]
-        if kind is Timeout:
+        if kind is _TIMEOUT:
             return self._timeout(action)  # type: ignore[arg-type]
-        if kind is DoublesChoice:
+        if kind is _DOUBLES_CHOICE:
             return self._choose(action)  # type: ignore[arg-type]
         raise InvalidActionError("bad_action", f"not an action: {shorten(action)}")
 
@@ -558,30 +568,42 @@ class GameState:
             )
 
     def _play(self, action: Play) -> list[Event]:
-        bone = action.bone
-        seat = action.seat
-        end = action.end
+        # An action's fields are read untyped and checked here: one built by hand may hold
+        # anything, and the compiled engine would refuse a wrong type with a bare TypeError (or
+        # read True as seat 1). Every method that takes an action does the same.
+        given: Any = action
+        given_bone: object = given.bone
+        given_seat: object = given.seat
+        given_end: object = given.end
         if (
-            type(bone) is not Bone
-            or type(seat) is not int
+            type(given_bone) is not Bone
+            or type(given_seat) is not int
             or self.phase is not PLAYING
-            or seat != self.to_act
-            or bone.high > self._max_pip
-            or (end is not None and type(end) is not End)
+            or given_seat != self.to_act
+            or given_bone.high > self._max_pip
+            or (given_end is not None and type(given_end) is not End)
         ):
             self._refuse_play(action)
+        bone: Bone = given_bone
+        seat: int = given_seat
+        end: End | None = given_end
         hand = self.hands[seat]
         try:
             at = hand.index(bone)
         except ValueError:
             raise IllegalActionError("bone_not_held", f"you don't hold the {bone}") from None
         board = self.board
-        lead_left = None
+        lead_left: int | None = None
         if board.lead is None:
             forced = self.forced_lead
             if forced is not None and bone is not forced:
                 raise IllegalActionError("wrong_lead", f"this hand must be led with the {forced}")
-            lead_left = action.lead_left
+            given_left: object = given.lead_left
+            if given_left is not None and type(given_left) is not int:
+                raise InvalidActionError(
+                    "bad_field", f"{bone} has no {shorten(given_left)} to show left"
+                )
+            lead_left = given_left
             e = board.resolve(bone, end, lead_left)
         elif end is not None:
             e = END_INDEX[end]
@@ -638,17 +660,18 @@ class GameState:
     def _refuse_play(self, action: Play) -> NoReturn:
         """Raise the error for a play that failed the fast checks, in a fixed order: unreadable
         first, then the turn."""
-        bone = action.bone
+        given: Any = action
+        bone: object = given.bone
         if type(bone) is not Bone:
             raise InvalidActionError("bad_field", f"bone must be a Bone, not {shorten(bone)}")
         if bone.high > self._max_pip:
             raise InvalidActionError(
                 "unknown_bone", f"there is no {bone} in a {set_name(self._max_pip)} set"
             )
-        end = action.end
+        end: object = given.end
         if end is not None and type(end) is not End:
             raise InvalidActionError("bad_field", f"end must be an End, not {shorten(end)}")
-        self._check_turn(self._check_seat(action.seat))
+        self._check_turn(self._check_seat(given.seat))
         raise AssertionError("unreachable: the play passed every check")
 
     def _double_down(self, seat: int, side: int, events: list[Event]) -> None:
@@ -696,12 +719,13 @@ class GameState:
         return False
 
     def _draw(self, action: Draw) -> list[Event]:
-        position = action.position
+        given: Any = action
+        position: object = given.position
         if type(position) is not int:
             raise InvalidActionError(
                 "bad_field", f"position must be a whole number, not {shorten(position)}"
             )
-        seat = self._check_seat(action.seat)
+        seat = self._check_seat(given.seat)
         self._check_turn(seat)
         if self.can_play(seat):
             raise IllegalActionError("must_play", "you can play, so you must: no drawing")
@@ -721,7 +745,8 @@ class GameState:
         return [drew]
 
     def _pass(self, action: Pass) -> list[Event]:
-        seat = self._check_seat(action.seat)
+        given: Any = action
+        seat = self._check_seat(given.seat)
         self._check_turn(seat)
         if self.can_play(seat):
             raise IllegalActionError("must_play", "you can play, so you must: no passing")
@@ -754,7 +779,8 @@ class GameState:
         self._await_deal(list(range(self._n)), "blocked", events)
 
     def _timeout(self, action: Timeout) -> list[Event]:
-        seat = self._check_seat(action.seat)
+        given: Any = action
+        seat = self._check_seat(given.seat)
         if self.settings.clock is None:
             raise IllegalActionError("no_clock", "this table plays without a turn clock")
         if self.phase is not CHOOSING_DOUBLES:
@@ -796,8 +822,9 @@ class GameState:
         return events
 
     def _choose(self, action: DoublesChoice) -> list[Event]:
-        seat = self._check_seat(action.seat)
-        choice = action.choice
+        given: Any = action
+        seat = self._check_seat(given.seat)
+        choice: object = given.choice
         if choice != "play" and choice != "reshuffle":
             raise InvalidActionError(
                 "bad_field", f"choice must be play or reshuffle, not {shorten(choice)}"
@@ -904,7 +931,7 @@ class GameState:
             settings = TableSettings.from_dict(data["settings"])
         except SettingsError as exc:
             raise StateFormatError(f"settings: {exc}") from None
-        state = cls.__new__(cls)
+        state = cls()
         state._configure(settings)
         n, sides = settings.players, settings.sides
         try:

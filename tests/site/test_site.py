@@ -14,6 +14,8 @@ from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 
+import engine
+
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = ROOT / "locale" / "es" / "LC_MESSAGES"
 
@@ -71,6 +73,7 @@ def test_healthz_reports_every_part(client: Client) -> None:
     assert body["status"] == "ok"
     assert set(body["checks"]) == {"database", "channel_layer", "broker"}
     assert all(check["ok"] for check in body["checks"].values())
+    assert body["engine"] == ("compiled" if engine.COMPILED else "pure")
 
 
 @pytest.mark.django_db
