@@ -1,6 +1,7 @@
 """The coach's review, checked against what its moves actually gain, and timed.
 
     python bench/review.py [--games 12] [--seed 1] [--samples 200] [--json FILE]
+                           [--check flagged|all] [--fit]
 
 Plays N seeded one-on-one Citizen games to 150 between a Regular and a Rookie house player
 through the site's own services (the embedded default: SQLite in a fresh VAR_DIR in a temporary
@@ -18,7 +19,13 @@ different policy than the greedy one inside the review's estimate). A decision's
 mean, over its samples, of the Shark's move's result less the played move's, in the review's
 own units (points for the seat's side less against, a won or lost game counting 200). Reported:
 the mean gain over those decisions with a 95% confidence interval (normal, over decisions), by
-mark; and the review's time per game (p50, p95, max), with the machine's load average.
+mark; the review's estimated cost of those moves (the gap between the two estimates times
+``coach.services.COST_SCALE``) and the gain less the cost, each with its interval; and the
+review's time per game (p50, p95, max), with the machine's load average.
+
+``--check all`` plays out every move that was not the Shark's, not only the flagged ones, and
+``--fit`` then finds the scale that makes the flagged moves' mean cost equal their mean gain
+(see ``fit_scale``): fit on some seeds, report on others.
 """
 
 from __future__ import annotations
@@ -152,6 +159,32 @@ def interval(values: list[float]) -> dict[str, float | int | None]:
     }
 
 
+def fit_scale(checks: list[dict[str, Any]], coach: Any) -> dict[str, Any]:
+    """The scale that makes the flagged moves' mean cost equal the mean gain measured for them,
+    the moves flagged being those whose scaled cost passes the inaccuracy's bound: the scale
+    changes which moves are flagged, so it is found as a fixed point. ``checks`` must cover every
+    move that was not the Shark's (``--check all``)."""
+    bound = dict(coach.MARKS)["inaccuracy"]
+    scale = 1.0
+    for _ in range(50):
+        chosen = [c for c in checks if scale * c["gap"] > bound]
+        if not chosen:
+            break
+        new = sum(c["gain"] for c in chosen) / sum(c["gap"] for c in chosen)
+        if abs(new - scale) < 1e-4:
+            scale = new
+            break
+        scale = new
+    chosen = [c for c in checks if scale * c["gap"] > bound]
+    everything = sum(c["gain"] for c in checks) / sum(c["gap"] for c in checks) if checks else None
+    return {
+        "scale": round(scale, 3),
+        "flagged_at_that_scale": len(chosen),
+        "scale_over_every_move_checked": None if everything is None else round(everything, 3),
+        "checked": len(checks),
+    }
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     k = max(0, math.ceil(q * len(ordered)) - 1)
@@ -164,6 +197,18 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--check",
+        choices=("flagged", "all"),
+        default="flagged",
+        help="play out the mistakes and blunders (default), or every move that was not the Shark's",
+    )
+    parser.add_argument(
+        "--fit",
+        action="store_true",
+        help="fit the cost's scale (coach.services.COST_SCALE) to the gains measured: use --check "
+        "all, on seeds the result is not then reported on",
+    )
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="review-bench-"))
@@ -195,7 +240,7 @@ def main() -> int:
         reggie, rita = person("Reggie"), person("Rita")
         times: list[float] = []
         decisions = 0
-        flagged: list[dict[str, Any]] = []
+        checks: list[dict[str, Any]] = []
         marks: dict[str, int] = {}
         for i in range(args.games):
             seats = [(reggie, "regular"), (rita, "rookie")]
@@ -216,25 +261,28 @@ def main() -> int:
                 for d in review.result["decisions"]:
                     decisions += 1
                     marks[d["mark"]] = marks.get(d["mark"], 0) + 1
-                    if d["mark"] not in ("mistake", "blunder"):
+                    flagged_now = d["mark"] in ("mistake", "blunder")
+                    if d["mark"] == "best" or (args.check == "flagged" and not flagged_now):
                         continue
                     view = views[d["version"]].view
                     played = parse_action(d["options"][d["played"]]["action"])
                     best = parse_action(d["options"][d["best"]]["action"])
                     value = gain(view, played, best, args.samples, seed=d["version"] * 7919 + i)
-                    flagged.append(
+                    checks.append(
                         {
                             "game": i,
                             "level": level,
                             "mark": d["mark"],
+                            "gap": d["gap"],
                             "cost": d["cost"],
-                            "gain": value,
+                            "gain": round(value, 3),
                         }
                     )
             log(
                 f"game {i + 1}/{args.games}: {game.state['scores']} in {played_in:.1f} s; "
                 f"reviews {times[-2]:.1f} s and {times[-1]:.1f} s"
             )
+        flagged = [c for c in checks if c["mark"] in ("mistake", "blunder")]
         gains = [f["gain"] for f in flagged]
         summary = {
             "games": args.games,
@@ -255,6 +303,9 @@ def main() -> int:
             "estimated_cost_mean": round(statistics.fmean(f["cost"] for f in flagged), 2)
             if flagged
             else None,
+            "estimated_cost": interval([f["cost"] for f in flagged]),
+            "gain_less_cost": interval([f["gain"] - f["cost"] for f in flagged]),
+            "cost_scale": coach.COST_SCALE,
             "share_gaining": round(sum(1 for g in gains if g > 0) / len(gains), 3)
             if gains
             else None,
@@ -268,7 +319,10 @@ def main() -> int:
             "load_after": [round(x, 2) for x in os.getloadavg()],
             "cpus": os.cpu_count(),
         }
-        print(json.dumps(summary, indent=2))
+        if args.fit:
+            summary["fit"] = fit_scale(checks, coach)
+        summary["checks"] = checks
+        print(json.dumps({k: v for k, v in summary.items() if k != "checks"}, indent=2))
         checked = summary["checked"]
         ok_gain = checked["low"] is not None and checked["low"] > 0
         ok_time = summary["review_seconds"]["p95"] < 30
@@ -278,6 +332,14 @@ def main() -> int:
             f"({'positive' if ok_gain else 'NOT shown positive'}); review p95 "
             f"{summary['review_seconds']['p95']} s ({'under' if ok_time else 'OVER'} 30 s)"
         )
+        cost, less = summary["estimated_cost"], summary["gain_less_cost"]
+        log(
+            f"their estimated cost (scale {coach.COST_SCALE}): {cost['mean']} "
+            f"[{cost['low']}, {cost['high']}]; gain less cost {less['mean']} "
+            f"[{less['low']}, {less['high']}]"
+        )
+        if "fit" in summary:
+            log(f"fitted scale: {summary['fit']}")
         if args.json:
             args.json.parent.mkdir(parents=True, exist_ok=True)
             args.json.write_text(json.dumps(summary, indent=2) + "\n")

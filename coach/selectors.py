@@ -70,6 +70,7 @@ def review_payload(review: Review, names: list[str] | None = None) -> dict[str, 
                 "mark_label": words.mark_words(d["mark"]),
                 "mark_help": words.mark_help(d["mark"]),
                 "cost": d["cost"],
+                "gap": d.get("gap", d["cost"]),  # method 1 kept no gap: its cost was the gap
                 "cost_text": words.points_text(-d["cost"]) if d["cost"] else "0.0",
                 "hinted": d.get("hinted", False),
                 "played": words.action_words(mine["action"]),

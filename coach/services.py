@@ -33,11 +33,18 @@ from tables.models import Game, Table
 log = logging.getLogger(__name__)
 
 #: The analysis's version. A stored review made by an older one is worked out again when asked.
-METHOD = 1
+#: 2: costs at the calibrated scale (COST_SCALE), with the gap itself stored beside them.
+METHOD = 2
 
-#: Marks by cost (the Shark's estimate of the best choice less that of the move played, in
-#: points for the player's side minus against): at most this much is that mark. See
-#: docs/review.md.
+#: A move's cost is the gap between the Shark's estimate of its choice and of the move played,
+#: times this: played out, the better move gains less than the gap says (the best of several
+#: noisy estimates runs high, and the estimate's playouts are greedier than real play). Fitted
+#: by bench/review.py --check all --fit on seeds the bench then does not report on
+#: (bench/README.md, "The coach's review").
+COST_SCALE = 0.68
+
+#: Marks by cost (in points for the player's side minus against): at most this much is that
+#: mark. See docs/review.md.
 MARKS: tuple[tuple[str, float], ...] = (
     ("best", 1.0),
     ("good", 3.0),
@@ -192,7 +199,8 @@ def judge(view: dict[str, Any], played: Action, analysis: Analysis) -> dict[str,
     options = analysis.options
     if options[mine].estimate >= options[best].estimate:
         best = mine  # a tie (a mirror image of the Shark's move, say): the move played is best
-    cost = max(0.0, options[best].estimate - options[mine].estimate)
+    gap = max(0.0, options[best].estimate - options[mine].estimate)
+    cost = COST_SCALE * gap
     best_now = max(o.points for o in options)
     worst = min(o.estimate for o in options)
     best_action = options[best].action
@@ -207,6 +215,7 @@ def judge(view: dict[str, Any], played: Action, analysis: Analysis) -> dict[str,
         "options": [_option_json(analysis, i) for i in range(len(options))],
         "played": mine,
         "best": best,
+        "gap": round(gap, 2),
         "cost": round(cost, 2),
         "mark": "best" if mine == best else mark_for(cost),
         "points_now": options[mine].points,

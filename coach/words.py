@@ -394,7 +394,10 @@ def review_strings() -> dict[str, str]:
         "at": gettext("Hand {hand}, move {step}"),
         "you_played": gettext("You played {move}."),
         "shark_plays": gettext("The Shark: {move}."),
-        "cost": gettext("Cost: {cost} points against the Shark's move."),
+        "cost": gettext(
+            "Cost: {cost} points against the Shark's move: the two estimates differ by {gap},"
+            " scaled to what such a gap is worth when the hand is really played out."
+        ),
         "hinted": gettext("Played after a hint."),
         "no_decision": gettext(
             "No decision of yours at this step. Step to one with Previous and Next decision."

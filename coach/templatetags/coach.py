@@ -34,6 +34,7 @@ def review_panel(context: dict[str, Any], game: Game) -> dict[str, Any]:
         "review": review,
         "payload": payload,
         "strings": words.review_strings(),
+        "cost_percent": round(services.COST_SCALE * 100),
     }
 
 

@@ -223,7 +223,7 @@ function setupReview(root) {
     const lines = [head, el("p", {}, t("you_played", { move: d.played }))];
     if (!d.same) {
       lines.push(el("p", { class: "shark-move" }, t("shark_plays", { move: d.best })));
-      lines.push(el("p", { class: "help" }, t("cost", { cost: d.cost.toFixed(1) })));
+      lines.push(el("p", { class: "help" }, t("cost", { cost: d.cost.toFixed(1), gap: d.gap.toFixed(1) })));
     }
     const reasons = el("ul", { class: "review-reasons" });
     for (const r of d.reason) reasons.append(el("li", {}, r));

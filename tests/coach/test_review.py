@@ -77,9 +77,11 @@ def test_every_choice_is_reviewed_and_points_missed_are_exact(
             for o in d["options"]:
                 parts = o["gained"] - o["conceded"] + 200 * (o["won"] - o["lost"])
                 assert abs(o["estimate"] - parts) < 0.5, o
-            # The cost is the best estimate less the played move's; a tie is the Shark's move.
+            # The gap is the best estimate less the played move's, and the cost the gap at the
+            # calibrated scale; a tie is the Shark's move.
             estimates = [o["estimate"] for o in d["options"]]
-            assert abs(d["cost"] - (max(estimates) - estimates[d["played"]])) < 0.011
+            assert abs(d["gap"] - (max(estimates) - estimates[d["played"]])) < 0.011
+            assert abs(d["cost"] - services.COST_SCALE * d["gap"]) < 0.011
             if estimates[d["played"]] == max(estimates):
                 assert d["best"] == d["played"] and d["mark"] == "best"
             assert d["mark"] == (
