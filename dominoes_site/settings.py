@@ -139,6 +139,7 @@ INSTALLED_APPS = [
     "house",
     "staff",
     "coach",
+    "puzzles",
     "social",
     "clubs",
     "pairing",
@@ -377,6 +378,12 @@ CELERY_BEAT_SCHEDULE = {
     # house players: a turn whose task was lost (a worker restart, a clock's dumbbell) is
     # played by this sweep (house/services.py)
     "house-players-sweep": {"task": "house.tasks.house_sweep", "schedule": 5.0},
+    # Finished games not yet mined for puzzles, handed to the workers (puzzles/services.py).
+    "puzzles-mine-sweep": {
+        "task": "puzzles.tasks.mine_sweep",
+        "schedule": 60.0,
+        "options": {"expires": 50},
+    },
     # A practice game whose player never came is called off after PRACTICE_UNOPENED_MINUTES.
     "practice-unopened-sweep": {
         "task": "house.tasks.practice_unopened_sweep",

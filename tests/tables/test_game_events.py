@@ -124,7 +124,18 @@ def test_a_game_called_off_refunds_and_is_never_rated(pair: list[User]) -> None:
 #: and lobby form are added from its ready() (tables.consumers.add_handler, views.LOBBY_FORMS).
 #: The API: its seat guard (bots at rated tables) is added from its ready() (SEAT_GUARDS), and
 #: the words a bot account is refused in at the table are accounts.bots'.
-SUBSCRIBERS = ("gym", "history", "ledger", "ratings", "tournaments", "staff", "house", "api")
+SUBSCRIBERS = (
+    "gym",
+    "history",
+    "ledger",
+    "ratings",
+    "tournaments",
+    "staff",
+    "house",
+    "api",
+    "coach",
+    "puzzles",
+)
 
 
 def _imports(path: Path) -> set[str]:

@@ -1,0 +1,22 @@
+"""Celery tasks of the puzzle miner: thin wrappers around puzzles.services."""
+
+from celery import shared_task
+
+from puzzles import services
+
+#: Games handed over per sweep (each is one task: a second or two of a worker's time).
+SWEEP_GAMES = 20
+
+
+@shared_task(name="puzzles.tasks.mine_game", ignore_result=True)
+def mine_game(game_id: int) -> int | None:
+    return services.mine_game(game_id)
+
+
+@shared_task(name="puzzles.tasks.mine_sweep", ignore_result=True)
+def mine_sweep() -> int:
+    """Hand the oldest finished games not yet mined to the workers, one task each."""
+    games = services.games_to_mine(SWEEP_GAMES)
+    for game_id in games:
+        mine_game.delay(game_id)
+    return len(games)
