@@ -51,6 +51,7 @@ class MinedGame(models.Model):
     game = models.OneToOneField("tables.Game", on_delete=models.CASCADE, related_name="mined")
     puzzles = models.PositiveIntegerField(default=0)
     decisions = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0, help_text=_("Decisions worked through so far."))
     claimed_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.CharField(max_length=200, blank=True)

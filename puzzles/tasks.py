@@ -1,6 +1,6 @@
 """Celery tasks of the puzzle miner: thin wrappers around puzzles.services."""
 
-from celery import shared_task
+from celery import current_app, shared_task
 
 from puzzles import services
 
@@ -9,8 +9,17 @@ SWEEP_GAMES = 20
 
 
 @shared_task(name="puzzles.tasks.mine_game", ignore_result=True)
-def mine_game(game_id: int) -> int | None:
-    return services.mine_game(game_id)
+def mine_game(game_id: int, done: int | None = None) -> bool:
+    """Mine a game for about a second, then queue the rest as a new task (as the review does);
+    run inline (eager tasks), it works through to the end."""
+    while True:
+        more = services.mine_game(game_id, done)
+        if more is None:
+            return True
+        if not current_app.conf.task_always_eager:
+            mine_game.apply_async((game_id, more))
+            return True
+        done = more
 
 
 @shared_task(name="puzzles.tasks.mine_sweep", ignore_result=True)

@@ -109,19 +109,48 @@ def test_a_game_still_playing_is_not_mined(make_user: Any, fixed_seeds: None) ->
 
 
 @pytest.mark.django_db
-def test_a_claim_left_by_a_dead_worker_is_taken_again(make_user: Any, fixed_seeds: None) -> None:
+def test_a_claim_left_by_a_dead_worker_is_taken_again(
+    make_user: Any, fixed_seeds: None, eager: None
+) -> None:
     people = [make_user(n) for n in ("Alice", "Bob")]
     table = start_table(people, "fives", limit=100)
     game = play(table, people, seed=3)
     MinedGame.objects.create(game=game)  # claimed just now, by a worker still at it
     assert services.mine_game(game.pk) is None
+    assert not Puzzle.objects.exists()
     MinedGame.objects.filter(game=game).update(
-        claimed_at=timezone.now() - services.RECLAIM_AFTER - dt.timedelta(seconds=1)
+        claimed_at=timezone.now() - services.RECLAIM_AFTER - dt.timedelta(seconds=1), done=5
     )
-    found = services.mine_game(game.pk)
-    assert found is not None
-    assert MinedGame.objects.get(game=game).finished_at is not None
-    assert Puzzle.objects.filter(game=game).count() == found
+    tasks.mine_game(game.pk)
+    mined = MinedGame.objects.get(game=game)
+    assert mined.finished_at is not None and mined.error == ""
+    offered = sum(1 for seat in range(2) for _d in seat_decisions(game, seat))
+    assert mined.decisions == mined.done == offered  # from the first decision again, not the 5th
+    assert Puzzle.objects.filter(game=game).count() == mined.puzzles
+
+
+@pytest.mark.django_db
+def test_a_game_is_mined_in_parts_and_a_part_delivered_twice_does_nothing(
+    make_user: Any, fixed_seeds: None, settings: Any
+) -> None:
+    settings.PUZZLE_CHUNK_SECONDS = 0  # one decision a part
+    people = [make_user(n) for n in ("Alice", "Bob")]
+    table = start_table(people, "fives", limit=100)
+    game = play(table, people, seed=8)
+    offered = sum(1 for seat in range(2) for _d in seat_decisions(game, seat))
+    parts = []
+    done = services.mine_game(game.pk)
+    while done is not None:
+        parts.append(done)
+        assert services.mine_game(game.pk, parts[-2] if len(parts) > 1 else 0) is None  # stale
+        done = services.mine_game(game.pk, done)
+    # a part per decision, then one that finds nothing left and finishes the game
+    assert parts == list(range(1, offered + 1))
+    mined = MinedGame.objects.get(game=game)
+    assert mined.finished_at is not None and mined.decisions == mined.done == offered
+    assert Puzzle.objects.filter(game=game).count() == mined.puzzles
+    assert services.mine_game(game.pk, offered) is None and services.mine_game(game.pk) is None
+    assert MinedGame.objects.get(game=game).puzzles == mined.puzzles
 
 
 def test_the_beat_hands_games_to_the_miner_every_minute(settings: Any) -> None:
