@@ -9,36 +9,20 @@ from typing import Any
 
 import pytest
 
-from engine import GameState, Pass, Phase, Play, TableSettings, seat_view
-from engine.bones import full_set
-from engine.bots import VIEW_KEYS, decide, read_view
+from engine import GameState, Play, TableSettings, seat_view
+from engine.bots import VIEW_KEYS, read_view
 from engine.coach import _position_key, analyse
 from engine.puzzles import MARGIN, THEMES, Mined, judge, mine
+from tests.engine.test_bots import bot_positions
 
 WORLDS = 30  # few deals: the rules of mining are under test here, not the Shark's eyesight
 
 
 def decisions(shape: dict[str, Any], seed: int) -> list[tuple[GameState, int]]:
-    """Every decision of a seeded game between house players: the state (a copy) and the seat."""
+    """Decisions of a seeded game (random moves and house players' moves): a copy of the state
+    and the seat to act."""
     settings = TableSettings.build(shape["mode"], **{k: v for k, v in shape.items() if k != "mode"})
-    rng = random.Random(seed)
-    state = GameState.new(settings)
-    found: list[tuple[GameState, int]] = []
-    while state.phase is not Phase.GAME_OVER:
-        if state.phase is Phase.AWAITING_DEAL:
-            order = full_set(settings.max_pip)
-            rng.shuffle(order)
-            state.deal(order)
-            continue
-        seat = state.to_act
-        assert seat is not None
-        if state.is_forced_pass():
-            state.apply(Pass(seat))
-            continue
-        found.append((state.copy(), seat))
-        level = "regular" if seat % 2 == 0 else "rookie"
-        state.apply(decide(seat_view(state, seat), level, rng=rng))
-    return found
+    return [(s.copy(), s.to_act) for s in bot_positions(settings, seed, 60)]  # type: ignore[misc]
 
 
 SHAPES = [
@@ -51,7 +35,7 @@ SHAPES = [
 def mined() -> list[tuple[GameState, int, Mined]]:
     out = []
     for shape, seed in SHAPES:
-        for state, seat in decisions(shape, seed)[:60]:
+        for state, seat in decisions(shape, seed):
             out.append((state, seat, mine(seat_view(state, seat), seed=seed, worlds=WORLDS)))
     return out
 

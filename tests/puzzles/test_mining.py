@@ -4,13 +4,11 @@ alone, every puzzle the engine's miner would give for it, each game once."""
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import itertools
-import random
-import types
 from typing import Any
 
 import pytest
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from coach.services import seat_decisions
@@ -25,30 +23,6 @@ WORLDS = 30
 @pytest.fixture(autouse=True)
 def few_worlds(settings: Any) -> None:
     settings.PUZZLE_WORLDS = WORLDS
-
-
-@pytest.fixture
-def fixed_seeds(monkeypatch: pytest.MonkeyPatch) -> None:
-    counter = itertools.count()
-    monkeypatch.setattr(
-        "tables.services.new_seed",
-        lambda: hashlib.sha256(f"puzzle-seed-{next(counter)}".encode()).hexdigest(),
-    )
-    washes = random.Random(23)
-    monkeypatch.setattr(
-        "tests.history.helpers.secrets",
-        types.SimpleNamespace(token_hex=lambda n: washes.randbytes(n).hex()),
-    )
-
-
-@pytest.fixture
-def eager() -> Any:
-    from dominoes_site.celery import app
-
-    before = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = before
 
 
 @pytest.mark.django_db
@@ -91,6 +65,19 @@ def test_a_finished_game_is_mined_once_into_the_puzzles_its_seats_saw(
             )
             assert row.margin == expected.margin and row.mode == "citizen" and row.players == 3
     assert puzzles == {} and mined.decisions == offered
+
+    # Staff see them in admin, read-only.
+    staff = make_user("Warden")
+    staff.is_staff = staff.is_superuser = True
+    staff.save()
+    client = Client()
+    client.force_login(staff)
+    for name in ("admin:puzzles_puzzle_changelist", "admin:puzzles_minedgame_changelist"):
+        assert client.get(reverse(name)).status_code == 200
+    one = Puzzle.objects.filter(game=game).first()
+    assert one is not None
+    page = client.get(reverse("admin:puzzles_puzzle_change", args=[one.pk]))
+    assert page.status_code == 200 and b'name="_save"' not in page.content
 
     # Once: the sweep no longer offers it, and mining it again does nothing.
     assert services.games_to_mine(10) == []
