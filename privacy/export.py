@@ -56,6 +56,7 @@ def data_export(user: Any, *, game_url: Callable[[int], str]) -> dict[str, Any]:
         "clubs": _clubs(user),
         "quick_pairing": _pairing(user),
         "coach": _coach(user),
+        "puzzles": _puzzles(user),
         "sessions": {
             "note": (
                 "The house keeps no list of your log-ins or devices: a session is a random "
@@ -443,6 +444,35 @@ def _coach(user: Any) -> dict[str, Any]:
             for r in Review.objects.filter(user=user).order_by("created_at")
         ],
         "practice_hints": Hint.objects.filter(user=user).count(),
+    }
+
+
+def _puzzles(user: Any) -> dict[str, Any]:
+    from puzzles.models import Attempt, Solver
+
+    solver = Solver.objects.filter(user=user).first()
+    return {
+        "rating": None
+        if solver is None
+        else {
+            "rating": round(solver.rating),
+            "deviation": round(solver.deviation),
+            "first_tries": solver.tries,
+            "solved_first_try": solver.solves,
+            "rated_at": when(solver.rated_at),
+        },
+        "tries": [
+            {
+                "puzzle": a.puzzle_id,
+                "choice": a.choice,
+                "solved": a.solved,
+                "rated": a.rated,
+                "rating_before": None if a.rating_before is None else round(a.rating_before),
+                "rating_after": None if a.rating_after is None else round(a.rating_after),
+                "at": when(a.created_at),
+            }
+            for a in Attempt.objects.filter(user=user).order_by("created_at", "pk")
+        ],
     }
 
 

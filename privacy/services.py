@@ -6,11 +6,11 @@ Irreversible. In order:
    progress (a game involves other players: finish it, or staff void it first). Otherwise the
    account is made inactive with an unusable password and `closed_at`, its personal data erased
    (e-mail, date of birth, time zone, language; the display name becomes "Closed account #<id>"),
-   its e-mail addresses, follows (both ways), challenge preference, chat lines and coach reviews
-   and hints deleted, the keyed hash of its e-mail kept with the closing time (it may sign up
-   again after `CLOSED_EMAIL_WAIT_DAYS`), and, when staff closed it, a `StaffAction` recording
-   who, when and why. Once committed, every socket of the account checks again and closes
-   (`account_changed`: an inactive account is refused).
+   its e-mail addresses, follows (both ways), challenge preference, chat lines, coach reviews
+   and hints, and puzzle tries and puzzle rating deleted, the keyed hash of its e-mail kept
+   with the closing time (it may sign up again after `CLOSED_EMAIL_WAIT_DAYS`), and, when
+   staff closed it, a `StaffAction` recording who, when and why. Once committed, every socket
+   of the account checks again and closes (`account_changed`: an inactive account is refused).
 2. Then what it had open is withdrawn through each app's own services, as the player could have
    done: the quick-pairing wait, pending challenges (sent: withdrawn; received: declined), seats
    at tables whose game has not started, open tables it hosts (called off), tournament entries
@@ -161,6 +161,7 @@ def _erase(user: User, now: Any) -> None:
 
     from chat.models import ChatMessage
     from coach.models import Hint, Review
+    from puzzles.models import Attempt, Solver
     from social.models import Follow, SocialSettings
     from tables.models import Presence
 
@@ -187,6 +188,8 @@ def _erase(user: User, now: Any) -> None:
     ChatMessage.objects.filter(user=user).delete()
     Review.objects.filter(user=user).delete()
     Hint.objects.filter(user=user).delete()
+    Attempt.objects.filter(user=user).delete()
+    Solver.objects.filter(user=user).delete()
     Presence.objects.filter(user=user).delete()
 
 

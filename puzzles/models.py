@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from django.conf import settings as django_settings
 from django.db import models
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+
+from ratings.glicko2 import DEFAULT_DEVIATION, DEFAULT_RATING, DEFAULT_VOLATILITY
 
 
 class Puzzle(models.Model):
@@ -32,6 +36,12 @@ class Puzzle(models.Model):
     worlds = models.PositiveIntegerField()
     method = models.PositiveSmallIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The puzzle's own Glicko-2 rating: each first try is a game between it and the solver.
+    rating = models.FloatField(default=DEFAULT_RATING, db_index=True)
+    deviation = models.FloatField(default=DEFAULT_DEVIATION)
+    volatility = models.FloatField(default=DEFAULT_VOLATILITY)
+    tries = models.PositiveIntegerField(default=0, help_text=_("First tries, each rated."))
+    solves = models.PositiveIntegerField(default=0, help_text=_("First tries that solved it."))
 
     class Meta:
         ordering = ["-created_at"]
@@ -58,3 +68,47 @@ class MinedGame(models.Model):
 
     def __str__(self) -> str:
         return f"Game {self.game_id}: {self.puzzles} puzzles"
+
+
+class Solver(models.Model):
+    """A player's puzzle rating (Glicko-2, apart from their game ratings) and record."""
+
+    user = models.OneToOneField(
+        django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="puzzle_solver"
+    )
+    rating = models.FloatField(default=DEFAULT_RATING)
+    deviation = models.FloatField(default=DEFAULT_DEVIATION)
+    volatility = models.FloatField(default=DEFAULT_VOLATILITY)
+    rated_at = models.DateTimeField(null=True, blank=True)
+    tries = models.PositiveIntegerField(default=0)
+    solves = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.user} ({round(self.rating)})"
+
+
+class Attempt(models.Model):
+    """A player's play on a puzzle. The first is rated (the player's rating and the puzzle's
+    move); later ones are practice."""
+
+    user = models.ForeignKey(
+        django_settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="puzzle_attempts"
+    )
+    puzzle = models.ForeignKey(Puzzle, on_delete=models.CASCADE, related_name="attempts")
+    choice = models.PositiveSmallIntegerField(help_text=_("Index of the legal play chosen."))
+    solved = models.BooleanField()
+    rated = models.BooleanField()
+    rating_before = models.FloatField(null=True, blank=True)
+    rating_after = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "puzzle"], condition=Q(rated=True), name="one_rated_try_a_puzzle"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} on puzzle {self.puzzle_id}: {'solved' if self.solved else 'missed'}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
+import random
 import time
 from collections.abc import Iterator
 
@@ -15,10 +16,14 @@ from django.conf import settings as django_settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from coach.services import Decision, seat_decisions
-from engine.puzzles import mine
-from puzzles.models import MinedGame, Puzzle
+from engine.bots import decide
+from engine.puzzles import Puzzle as MinedPuzzle
+from engine.puzzles import judge, mine
+from puzzles.models import Attempt, MinedGame, Puzzle, Solver
+from ratings.glicko2 import Glicko, Result, periods_between, rate
 from tables.models import Game
 
 log = logging.getLogger(__name__)
@@ -113,6 +118,7 @@ def mine_game(game_id: int, done: int | None = None) -> int | None:
                         "reasons": p.reasons,
                         "worlds": p.worlds,
                         "method": METHOD,
+                        "rating": starting_rating(p, puzzle_seed(game.pk, decision.version, seat)),
                     },
                 )
                 found += created
@@ -145,3 +151,101 @@ def games_to_mine(limit: int) -> list[int]:
         .order_by("finished_at", "pk")
         .values_list("pk", flat=True)[:limit]
     )
+
+
+# --- ratings: a first try is a rated game between the solver and the puzzle ----------------------
+
+#: A puzzle the Regular house player solves in every one of `EASY_TRIES` tries starts here:
+#: its answer is what a sound rule of thumb plays (bench/README.md, "Puzzles").
+EASY_RATING = 1200.0
+EASY_TRIES = 10
+#: Puzzles offered are those rated within this of the player, widened until one is found.
+WINDOW = 150.0
+
+
+class PuzzleRefused(Exception):
+    """A try the site will not take: `code` for programs, `message` for the player."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def starting_rating(puzzle: MinedPuzzle, seed: int) -> float:
+    """Where a new puzzle starts: low when the Regular always solves it, else the default."""
+    rng = random.Random(seed)
+    always = all(judge(puzzle, decide(puzzle.view, "regular", rng=rng)) for _ in range(EASY_TRIES))
+    return EASY_RATING if always else Puzzle._meta.get_field("rating").get_default()
+
+
+def attempt(*, user: object, puzzle_id: int, choice: object) -> Attempt:
+    """The player plays legal play number `choice` on a puzzle. The first try is rated (the
+    player's and the puzzle's Glicko-2 ratings move); later ones are kept, unrated."""
+    if type(choice) is not int or choice < 0:
+        raise PuzzleRefused("bad_choice", gettext("Choose one of the plays listed."))
+    with transaction.atomic():
+        puzzle = Puzzle.objects.select_for_update().filter(pk=puzzle_id).first()
+        if puzzle is None:
+            raise PuzzleRefused("no_puzzle", gettext("There is no such puzzle."))
+        if choice >= len(puzzle.view["legal_actions"]):
+            raise PuzzleRefused("bad_choice", gettext("Choose one of the plays listed."))
+        solved = choice in puzzle.answer
+        solver, _ = Solver.objects.get_or_create(user=user)
+        solver = Solver.objects.select_for_update().get(pk=solver.pk)
+        rated = not Attempt.objects.filter(user=user, puzzle=puzzle, rated=True).exists()
+        before = solver.rating
+        if rated:
+            now = timezone.now()
+            elapsed = (
+                1.0
+                if solver.rated_at is None
+                else periods_between((now - solver.rated_at).total_seconds() / 86400)
+            )
+            me = Glicko(solver.rating, solver.deviation, solver.volatility)
+            it = Glicko(puzzle.rating, puzzle.deviation, puzzle.volatility)
+            mine_after = rate(me, [Result(it, 1.0 if solved else 0.0)], elapsed=elapsed)
+            its_after = rate(it, [Result(me, 0.0 if solved else 1.0)])
+            solver.rating, solver.deviation, solver.volatility = (
+                mine_after.rating,
+                mine_after.deviation,
+                mine_after.volatility,
+            )
+            solver.rated_at = now
+            solver.tries += 1
+            solver.solves += solved
+            solver.save()
+            puzzle.rating, puzzle.deviation, puzzle.volatility = (
+                its_after.rating,
+                its_after.deviation,
+                its_after.volatility,
+            )
+            puzzle.tries += 1
+            puzzle.solves += solved
+            puzzle.save(update_fields=["rating", "deviation", "volatility", "tries", "solves"])
+        return Attempt.objects.create(
+            user=user,
+            puzzle=puzzle,
+            choice=choice,
+            solved=solved,
+            rated=rated,
+            rating_before=before if rated else None,
+            rating_after=solver.rating if rated else None,
+        )
+
+
+def next_puzzle(*, user: object, theme: str | None = None) -> Puzzle | None:
+    """A puzzle the player has not tried, rated near them (the window widens until one is found),
+    of `theme` if asked."""
+    solver = Solver.objects.filter(user=user).first()
+    rating = solver.rating if solver is not None else Puzzle._meta.get_field("rating").get_default()
+    untried = Puzzle.objects.exclude(attempts__user=user)
+    window = WINDOW
+    while True:
+        near = untried.filter(rating__gte=rating - window, rating__lte=rating + window)
+        candidates = [p for p in near.order_by("pk")[:500] if theme is None or theme in p.themes]
+        if candidates:
+            return min(candidates, key=lambda p: (abs(p.rating - rating), p.pk))
+        if window > 3000:
+            return None
+        window *= 2

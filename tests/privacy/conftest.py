@@ -117,4 +117,25 @@ def world(alice: Any, bob: Any, make_user: Any) -> World:
     organizer.groups.add(Group.objects.get_or_create(name=ORGANIZERS_GROUP)[0])
     tournament = event_for(organizer)
     tournaments.entry_register(tournament_id=tournament.pk, user=alice)
+    # A puzzle from the game: Alice solves it at the first try, then tries again; Bob misses it.
+    from puzzles import services as puzzles
+    from puzzles.models import Puzzle
+
+    puzzle = Puzzle.objects.create(
+        game=game,
+        version=3,
+        seat=1,
+        mode="citizen",
+        players=2,
+        view={"legal_actions": [{"type": "play"}, {"type": "play"}]},
+        answer=[1],
+        runner_up=[0],
+        margin=9.0,
+        estimates=[0.0, 9.0],
+        points=[0, 0],
+        worlds=200,
+    )
+    puzzles.attempt(user=alice, puzzle_id=puzzle.pk, choice=1)
+    puzzles.attempt(user=alice, puzzle_id=puzzle.pk, choice=0)
+    puzzles.attempt(user=bob, puzzle_id=puzzle.pk, choice=0)
     return World(alice=alice, bob=bob, game=game, open_table=open_table, tournament=tournament)

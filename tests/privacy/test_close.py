@@ -18,6 +18,7 @@ from history.models import PlayerGame
 from ledger import services as ledger
 from ledger.models import Account, Posting
 from privacy import services
+from puzzles.models import Attempt, Solver
 from social.models import Challenge, Follow
 from staff.models import StaffAction
 from tables.models import Seat, Table
@@ -92,6 +93,9 @@ def test_closing_erases_the_person_and_keeps_the_games_and_books(
     assert ChatMessage.objects.filter(user=bob).exists()  # Bob's lines are his
     assert not Follow.objects.filter(follower=alice).exists()
     assert not Follow.objects.filter(followed=alice).exists()
+    assert not Attempt.objects.filter(user=alice).exists()
+    assert not Solver.objects.filter(user=alice).exists()
+    assert Attempt.objects.filter(user=bob).exists()  # Bob's tries are his
     # Kept: the game, the reports (staff's record), the ledger.
     assert PlayerGame.objects.filter(user=alice, game=world.game).exists()
     assert ChatReport.objects.filter(reported=alice).exists()

@@ -60,6 +60,14 @@ def test_the_download_holds_every_kind_of_data(world: World) -> None:
         world.open_table.pk,
     ]
     assert "sessions" in data and "coach" in data and "quick_pairing" in data
+    # puzzles: her rating and her two tries (the first rated, solved), not Bob's
+    puzzles = data["puzzles"]
+    assert puzzles["rating"]["first_tries"] == puzzles["rating"]["solved_first_try"] == 1
+    assert puzzles["rating"]["rating"] > 1500
+    assert [(t["choice"], t["solved"], t["rated"]) for t in puzzles["tries"]] == [
+        (1, True, True),
+        (0, False, False),
+    ]
 
 
 @pytest.mark.django_db
